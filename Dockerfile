@@ -1,0 +1,55 @@
+# One image recipe for the four services: `docker build --build-arg APP=gateway .`
+# Stage 1 builds the whole workspace; stage 2 installs production dependencies only; stage 3 is the small runtime.
+FROM node:24-bookworm-slim AS build
+WORKDIR /repo
+COPY package.json package-lock.json ./
+COPY libs/contracts/package.json libs/contracts/
+COPY libs/agenturn/package.json libs/agenturn/
+COPY libs/llm/package.json libs/llm/
+COPY libs/bus/package.json libs/bus/
+COPY libs/testkit/package.json libs/testkit/
+COPY apps/gateway/package.json apps/gateway/
+COPY apps/orchestrator/package.json apps/orchestrator/
+COPY apps/tool-runner/package.json apps/tool-runner/
+COPY apps/resource-service/package.json apps/resource-service/
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY libs libs
+COPY apps apps
+RUN node_modules/.bin/tsc -b tsconfig.build.json
+
+FROM node:24-bookworm-slim AS prod-deps
+WORKDIR /repo
+COPY --from=build /repo/package.json /repo/package-lock.json ./
+COPY --from=build /repo/libs/contracts/package.json libs/contracts/
+COPY --from=build /repo/libs/agenturn/package.json libs/agenturn/
+COPY --from=build /repo/libs/llm/package.json libs/llm/
+COPY --from=build /repo/libs/bus/package.json libs/bus/
+COPY --from=build /repo/libs/testkit/package.json libs/testkit/
+COPY --from=build /repo/apps/gateway/package.json apps/gateway/
+COPY --from=build /repo/apps/orchestrator/package.json apps/orchestrator/
+COPY --from=build /repo/apps/tool-runner/package.json apps/tool-runner/
+COPY --from=build /repo/apps/resource-service/package.json apps/resource-service/
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+
+FROM node:24-bookworm-slim
+ARG APP
+ENV NODE_ENV=production APP=${APP} NOVELRAG_DATA_DIR=/data NOVELRAG_TEMPLATES_DIR=/app/templates
+WORKDIR /app
+COPY --from=prod-deps /repo/node_modules node_modules
+COPY --from=build /repo/package.json ./
+COPY --from=build /repo/libs/contracts/package.json libs/contracts/
+COPY --from=build /repo/libs/contracts/dist libs/contracts/dist
+COPY --from=build /repo/libs/agenturn/package.json libs/agenturn/
+COPY --from=build /repo/libs/agenturn/dist libs/agenturn/dist
+COPY --from=build /repo/libs/llm/package.json libs/llm/
+COPY --from=build /repo/libs/llm/dist libs/llm/dist
+COPY --from=build /repo/libs/bus/package.json libs/bus/
+COPY --from=build /repo/libs/bus/dist libs/bus/dist
+COPY --from=build /repo/apps/${APP}/package.json apps/${APP}/
+COPY --from=build /repo/apps/${APP}/dist apps/${APP}/dist
+COPY templates templates
+RUN mkdir -p /data && chown node:node /data
+USER node
+# Every service answers a NATS health probe; the gateway also serves GET /health/ready (see docker-compose.yml).
+CMD ["sh", "-c", "exec node apps/${APP}/dist/main.js"]

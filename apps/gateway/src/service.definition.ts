@@ -1,0 +1,13 @@
+import type { ServiceDefinition } from '@novelrag/bus';
+import { AppModule } from './app.module';
+import { GatewayEnv } from './config';
+
+/** The REST/SSE front door. */
+export const gatewayDefinition: ServiceDefinition<GatewayEnv> = {
+  service: 'gateway',
+  microName: 'novelrag-gateway',
+  description: 'NovelRAG gateway (REST and SSE)',
+  envSchema: GatewayEnv,
+  module: (ctx) => AppModule.forRoot(ctx),
+  http: (env) => ({ port: env.PORT, host: env.HOST }),
+};

@@ -1,0 +1,327 @@
+import { isResourceError, type ResourceError } from './errors';
+import { InMemoryResourceStore } from './in-memory-store';
+import { LocalEmbedder } from './local-embedder';
+import { contentHash } from './model';
+import { type ChangeEvent, ResourceRepository } from './repository';
+import type { Embedder, UpsertItem } from './store.port';
+
+class CountingEmbedder implements Embedder {
+  private readonly inner = new LocalEmbedder(32);
+  readonly dimensions = 32;
+  readonly calls: string[][] = [];
+  get texts(): number {
+    return this.calls.reduce((sum, call) => sum + call.length, 0);
+  }
+  embed(texts: readonly string[]): Promise<number[][]> {
+    this.calls.push([...texts]);
+    return this.inner.embed(texts);
+  }
+}
+
+class FlakyStore extends InMemoryResourceStore {
+  failUpserts = false;
+  override async upsert(items: readonly UpsertItem[]): Promise<void> {
+    if (this.failUpserts) throw new Error('disk full');
+    return super.upsert(items);
+  }
+}
+
+const root = (aspect: string) => ({ resource_uri: `/${aspect}`, children_key: null });
+
+async function setup() {
+  const store = new FlakyStore();
+  const embedder = new CountingEmbedder();
+  const repo = await ResourceRepository.open(store, embedder);
+  await repo.addAspect('character', { description: 'people' });
+  await repo.addAspect('outline', { children_keys: ['scenes'] });
+  await repo.apply([
+    {
+      target: 'resource',
+      location: root('character'),
+      data: [
+        { id: 'yu_gui', name: '余归', age: 17 },
+        { id: 'lin', name: 'Lin' },
+      ],
+    },
+    {
+      target: 'resource',
+      location: root('outline'),
+      data: [{ id: 'chapter_1', title: 'Start', scenes: [{ id: 's1' }] }],
+    },
+  ]);
+  embedder.calls.length = 0;
+  return { store, embedder, repo };
+}
+
+async function caught(promise: Promise<unknown>): Promise<ResourceError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (isResourceError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected a ResourceError');
+}
+
+/** The store holds exactly the tree's records (with matching hashes) and aspects. */
+function expectStoreMatchesTree(store: InMemoryResourceStore, repo: ResourceRepository): void {
+  const state = store.exportState();
+  const snapshot = repo.snapshot();
+  expect(state.aspects).toEqual(snapshot.aspects);
+  const byUri = (a: { uri: string }, b: { uri: string }) => a.uri.localeCompare(b.uri);
+  expect(state.records.map((stored) => stored.record).sort(byUri)).toEqual([...snapshot.records].sort(byUri));
+  for (const stored of state.records) expect(stored.hash).toBe(contentHash(stored.record));
+}
+
+describe('ResourceRepository: apply', () => {
+  it('applies a batch, returns inverses that restore the previous state, and persists it', async () => {
+    const { store, repo } = await setup();
+    const before = repo.snapshot();
+    const outcome = await repo.apply([
+      { target: 'resource', location: root('character'), start: 2, data: [{ id: 'mo', name: 'Mo' }] },
+      { target: 'property', resource_uri: '/character/lin', data: { name: 'Lin Mo', age: 30 } },
+      {
+        target: 'resource',
+        location: { resource_uri: '/outline/chapter_1', children_key: 'scenes' },
+        start: 0,
+        end: 1,
+        data: [{ id: 's0' }],
+      },
+    ]);
+    expect(outcome.inverses).toHaveLength(3);
+    expect(outcome.group).toEqual(expect.any(String));
+    expectStoreMatchesTree(store, repo);
+    await repo.apply([...outcome.inverses].reverse());
+    expect(repo.snapshot()).toEqual(before);
+    expectStoreMatchesTree(store, repo);
+  });
+
+  it('is atomic: a failing op rolls back the earlier ones and persists nothing', async () => {
+    const { store, repo, embedder } = await setup();
+    const before = repo.snapshot();
+    const stored = store.exportState();
+    const error = await caught(
+      repo.apply([
+        { target: 'resource', location: root('character'), data: [{ id: 'new_one' }] },
+        { target: 'property', resource_uri: '/character/yu_gui', data: { age: 99 } },
+        { target: 'property', resource_uri: '/character/nobody', data: { age: 1 } },
+      ]),
+    );
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.details).toMatchObject({ operationIndex: 2 });
+    expect(repo.snapshot()).toEqual(before);
+    expect(store.exportState()).toEqual(stored);
+    expect(embedder.calls).toEqual([]);
+    expect(repo.recentActions(10)).toHaveLength(
+      stored.undo ? (stored.undo as { undo: unknown[] }).undo.length : 0,
+    );
+  });
+
+  it('detects duplicates against existing elements and across ops of one batch', async () => {
+    const { repo } = await setup();
+    expect(
+      (await caught(repo.apply([{ target: 'resource', location: root('character'), data: [{ id: 'lin' }] }])))
+        .code,
+    ).toBe('ALREADY_EXISTS');
+    const before = repo.snapshot();
+    const error = await caught(
+      repo.apply([
+        { target: 'resource', location: root('character'), data: [{ id: 'twin' }] },
+        { target: 'resource', location: root('character'), data: [{ id: 'twin' }] },
+      ]),
+    );
+    expect(error.code).toBe('ALREADY_EXISTS');
+    expect(error.details).toMatchObject({ operationIndex: 1, uri: '/character/twin' });
+    expect(repo.snapshot()).toEqual(before);
+  });
+
+  it('indexes deep children (3 levels) in tree and store, and removes them with their parent', async () => {
+    const { store, repo } = await setup();
+    await repo.apply([
+      {
+        target: 'resource',
+        location: { resource_uri: '/outline/chapter_1', children_key: 'scenes' },
+        start: 1,
+        data: [{ id: 'scene', scenes: [{ id: 'beat', scenes: [{ id: 'line', text: 'deep' }] }] }],
+      },
+    ]);
+    expect(repo.find('/outline/chapter_1/scene/beat/line')).toMatchObject({ kind: 'element' });
+    expect(store.vectorOf('/outline/chapter_1/scene/beat/line')).toHaveLength(32);
+    await repo.apply([{ target: 'resource', location: root('outline'), start: 0, end: 1, data: null }]);
+    expect(repo.find('/outline/chapter_1/scene/beat/line')).toBeNull();
+    expect(store.vectorOf('/outline/chapter_1/scene/beat/line')).toBeUndefined();
+    expectStoreMatchesTree(store, repo);
+  });
+
+  it('rejects reserved properties, bad URIs and malformed ops with coded errors', async () => {
+    const { repo } = await setup();
+    expect(
+      (
+        await caught(
+          repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { hash: 'x' } }]),
+        )
+      ).code,
+    ).toBe('VALIDATION_FAILED');
+    expect(
+      (await caught(repo.apply([{ target: 'property', resource_uri: '/character/../lin', data: { a: 1 } }])))
+        .code,
+    ).toBe('INVALID_URI');
+    expect(
+      (await caught(repo.apply([{ target: 'property', resource_uri: '//', data: { a: 1 } }]))).code,
+    ).toBe('INVALID_URI');
+    expect(
+      (await caught(repo.apply([{ target: 'resource', location: root('character'), data: [{ id: '' }] }])))
+        .code,
+    ).toBe('VALIDATION_FAILED');
+    expect(
+      (await caught(repo.apply([{ target: 'resource', location: root('ghost'), data: [{ id: 'x' }] }]))).code,
+    ).toBe('NOT_FOUND');
+    expect(
+      (await caught(repo.apply([{ target: 'resource', location: root('character'), start: 7 }]))).code,
+    ).toBe('VALIDATION_FAILED');
+    expect((await caught(repo.apply([{ target: 'bogus' }]))).code).toBe('VALIDATION_FAILED');
+    expect((await caught(repo.addAspect('bad/name', {}))).code).toBe('INVALID_URI');
+    expect((await caught(repo.addAspect('x', { children_keys: ['relationships'] }))).code).toBe(
+      'VALIDATION_FAILED',
+    );
+    expect((await caught(repo.addAspect('character', {}))).code).toBe('ALREADY_EXISTS');
+  });
+
+  it('re-embeds only records whose content hash changed', async () => {
+    const { store, repo, embedder } = await setup();
+    const linVector = store.vectorOf('/character/lin');
+    await repo.updateRelationships('/character/lin', '/character/yu_gui', ['friend']);
+    expect(embedder.texts).toBe(0);
+    expect(
+      store.exportState().records.find((stored) => stored.record.uri === '/character/lin')?.record
+        .relationships,
+    ).toEqual({
+      '/character/yu_gui': ['friend'],
+    });
+    expect(store.vectorOf('/character/lin')).toEqual(linVector);
+
+    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { name: 'Lin' } }]);
+    expect(embedder.texts).toBe(0);
+
+    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { name: 'Lin Mo' } }]);
+    expect(embedder.calls).toEqual([[expect.stringContaining('Lin Mo')]]);
+    expect(store.vectorOf('/character/lin')).not.toEqual(linVector);
+
+    embedder.calls.length = 0;
+    await repo.apply([
+      {
+        target: 'resource',
+        location: { resource_uri: '/outline/chapter_1', children_key: 'scenes' },
+        start: 1,
+        data: [{ id: 's2' }],
+      },
+    ]);
+    // the new child is embedded; the parent's children list changed but its content did not
+    expect(embedder.calls).toEqual([[expect.stringContaining('/outline/chapter_1/s2')]]);
+  });
+
+  it('reports a store failure as UNAVAILABLE and leaves tree, undo log and store consistent', async () => {
+    const { store, repo } = await setup();
+    const before = repo.snapshot();
+    const undoBefore = repo.recentActions(100);
+    const events: ChangeEvent[] = [];
+    repo.onChange((event) => events.push(event));
+    store.failUpserts = true;
+    const error = await caught(
+      repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 3 } }]),
+    );
+    expect(error.code).toBe('UNAVAILABLE');
+    expect(error.retryable).toBe(true);
+    expect(repo.snapshot()).toEqual(before);
+    expect(repo.recentActions(100)).toEqual(undoBefore);
+    expect(events).toEqual([]);
+    store.failUpserts = false;
+    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 4 } }]);
+    expectStoreMatchesTree(store, repo);
+  });
+
+  it('emits a change event after each committed write', async () => {
+    const { repo } = await setup();
+    const events: ChangeEvent[] = [];
+    const off = repo.onChange((event) => events.push(event));
+    repo.onChange(() => {
+      throw new Error('a bad listener does not break writes');
+    });
+    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 3 } }]);
+    await repo.updateRelationships('/character/lin', '/outline/chapter_1', ['appears in']);
+    await repo.removeAspect('outline');
+    await repo.undo();
+    off();
+    await repo.redo();
+    expect(events).toEqual([
+      { cause: 'apply', uris: ['/character/lin'] },
+      { cause: 'relationships', uris: ['/character/lin'] },
+      { cause: 'aspect_removed', uris: ['/outline', '/outline/chapter_1', '/outline/chapter_1/s1'] },
+      { cause: 'undo', uris: ['/outline', '/outline/chapter_1', '/outline/chapter_1/s1'] },
+    ]);
+  });
+
+  it('serialises concurrent writes: many parallel applies give a consistent tree and store', async () => {
+    const { store, repo } = await setup();
+    const writes = Array.from({ length: 25 }, (_, i) =>
+      repo.apply([
+        { target: 'resource', location: root('character'), start: 0, data: [{ id: `c${i}`, n: i }] },
+        { target: 'property', resource_uri: '/character/yu_gui', data: { last: i } },
+      ]),
+    );
+    writes.push(
+      repo
+        .apply([{ target: 'resource', location: root('character'), data: [{ id: 'c3' }] }])
+        .catch((err) => err),
+    );
+    const results = await Promise.all(writes);
+    // FIFO: the last write runs after the one that created c3
+    expect(isResourceError(results[25], 'ALREADY_EXISTS')).toBe(true);
+    const ids = (repo.find('/character') as { rootIds: string[] }).rootIds;
+    expect(ids.slice(0, 25)).toEqual(Array.from({ length: 25 }, (_, i) => `c${24 - i}`));
+    expect(repo.find('/character/yu_gui')).toMatchObject({ record: { properties: { last: 24 } } });
+    expectStoreMatchesTree(store, repo);
+    expect(repo.recentActions(200)).toHaveLength(2 * 25 + 4); // setup: 2 aspects + a 2-op batch
+  });
+});
+
+describe('ResourceRepository: persistence', () => {
+  it('loads a previous state into a new repository without re-embedding, undo and backlog included', async () => {
+    const { store, repo } = await setup();
+    await repo.updateRelationships('/character/lin', '/character/yu_gui', ['friend']);
+    await repo.addBacklog('introduce the Azure Sect', 7);
+    const snapshot = repo.snapshot();
+    await repo.close();
+
+    const reopenedStore = new InMemoryResourceStore({
+      state: store.exportState(),
+      vectors: store.exportVectors(),
+    });
+    const embedder = new CountingEmbedder();
+    const reopened = await ResourceRepository.open(reopenedStore, embedder);
+    expect(reopened.snapshot()).toEqual(snapshot);
+    expect(embedder.calls).toEqual([]);
+    expect(reopened.listBacklog().map((entry) => entry.content)).toEqual(['introduce the Azure Sect']);
+    const undone = await reopened.undo();
+    expect(undone).toMatchObject({ performed: true, count: 1 });
+    expect((await reopened.search('余归', { limit: 1 }))[0]?.uri).toBe('/character/yu_gui');
+    expect(reopenedStore.vectorOf('/character/lin')).toEqual(store.vectorOf('/character/lin'));
+    expect(reopened.find('/character/lin')).toMatchObject({ record: { relationships: {} } });
+  });
+
+  it('deletes orphans and re-embeds records whose stored hash is stale on open', async () => {
+    const { store } = await setup();
+    const state = store.exportState();
+    const lin = state.records.find((stored) => stored.record.uri === '/character/lin')!;
+    const orphan = { record: { ...lin.record, id: 'ghost', uri: '/character/ghost' }, hash: 'x' };
+    const stale = { ...lin, hash: 'stale' };
+    const dirty = new InMemoryResourceStore({
+      state: { ...state, records: [...state.records.filter((stored) => stored !== lin), stale, orphan] },
+    });
+    const embedder = new CountingEmbedder();
+    const repo = await ResourceRepository.open(dirty, embedder);
+    expect(embedder.calls).toEqual([[expect.stringContaining('/character/lin')]]);
+    expect(dirty.vectorOf('/character/ghost')).toBeUndefined();
+    expectStoreMatchesTree(dirty, repo);
+  });
+});

@@ -1,0 +1,116 @@
+import type { JsonObject } from './json';
+import type { AspectRecord, ElementRecord, Relationships } from './model';
+
+/** A persisted element with the content hash its stored vector was computed from. */
+export interface StoredRecord {
+  readonly record: ElementRecord;
+  readonly hash: string;
+}
+
+/** Everything the repository needs at start. `undo`/`backlog` are their JSON documents, null when never saved. */
+export interface StoreState {
+  readonly aspects: AspectRecord[];
+  readonly records: StoredRecord[];
+  readonly undo: unknown;
+  readonly backlog: unknown;
+}
+
+export interface UpsertItem {
+  readonly record: ElementRecord;
+  /** `contentHash(record)`. */
+  readonly hash: string;
+  /** `embeddingText(record)`: the text behind the vector, also what keyword search indexes. */
+  readonly text: string;
+  /**
+   * The embedding of `text`, or null when the content hash is unchanged: the store then keeps the stored vector
+   * and only rewrites the record's other fields (relationships, children).
+   */
+  readonly vector: number[] | null;
+}
+
+export interface SearchRequest {
+  /** The user's query text (keyword side of the hybrid search). */
+  readonly text: string;
+  /** The query's embedding (vector side). */
+  readonly vector: number[];
+  /** Only elements of this aspect. */
+  readonly aspect?: string;
+  readonly limit: number;
+}
+
+export interface SearchHit {
+  readonly uri: string;
+  /** Higher is better; comparable only within one result list. */
+  readonly score: number;
+}
+
+/** One segment of the agent's workspace: a URI and the properties the agent chose to hide. */
+export interface SegmentRequest {
+  readonly uri: string;
+  readonly excludedProperties?: readonly string[];
+}
+
+export interface SegmentsRequest {
+  /** In the order the segments should come back. */
+  readonly segments: readonly SegmentRequest[];
+  /** URIs hidden from the workspace: not returned as segments, removed from child id lists and relationships. */
+  readonly excludedUris?: readonly string[];
+}
+
+/**
+ * What a segment shows (original `SegmentData`):
+ * - `/`: no properties; `childIds = {aspects: [aspect names not excluded]}`; no relationships.
+ * - `/{aspect}`: properties = the aspect view (name, description, children_keys, metadata) minus excluded
+ *   properties; `childIds = {top_child_resources: [root ids not excluded]}`; no relationships.
+ * - element: properties = its free properties minus excluded; `childIds = {childKey: [ids not excluded]}` (every
+ *   children key, possibly empty); relationships minus excluded targets.
+ */
+export interface SegmentData {
+  readonly uri: string;
+  readonly kind: 'root' | 'aspect' | 'element';
+  readonly properties: JsonObject;
+  /** The requested exclusions, sorted. */
+  readonly excludedProperties: string[];
+  readonly childIds: Record<string, string[]>;
+  readonly relationships: Relationships;
+}
+
+export interface SegmentsResult {
+  /** In request order, excluded URIs and missing URIs left out. */
+  readonly segments: SegmentData[];
+  /** Requested URIs that do not resolve (including malformed ones), in request order. */
+  readonly missing: string[];
+}
+
+/**
+ * Where the repository persists. Implementations: in-memory (reference), LanceDB (embedded), Qdrant (production);
+ * all pass one contract suite. Every method rejects with the store's own error on failure; the repository wraps
+ * it as UNAVAILABLE. Writes are idempotent (upsert by uri, delete of an absent uri is a no-op).
+ */
+export interface ResourceStore {
+  /** The whole persisted state (empty state for a new store). */
+  load(): Promise<StoreState>;
+  /** Inserts or replaces records by uri (see `UpsertItem.vector` for the keep-the-vector case). */
+  upsert(items: readonly UpsertItem[]): Promise<void>;
+  /** Removes records by uri. */
+  delete(uris: readonly string[]): Promise<void>;
+  /** Replaces the aspect list (order and root lists included). */
+  saveAspects(aspects: readonly AspectRecord[]): Promise<void>;
+  saveUndo(json: unknown): Promise<void>;
+  saveBacklog(json: unknown): Promise<void>;
+  /**
+   * Hybrid search over elements: keyword relevance (an exact id or property value match ranks first, then
+   * substrings, CJK included) fused with vector similarity. Best first, at most `limit`.
+   */
+  search(request: SearchRequest): Promise<SearchHit[]>;
+  /** Property-filtered views of the requested URIs (shape documented on `SegmentData`). */
+  segments(request: SegmentsRequest): Promise<SegmentsResult>;
+  close(): Promise<void>;
+}
+
+/** Turns texts into vectors of a fixed dimension. Rejects on failure (network, quota). */
+export interface Embedder {
+  readonly dimensions: number;
+  /** One vector per text, in order. */
+  embed(texts: readonly string[]): Promise<number[][]>;
+}

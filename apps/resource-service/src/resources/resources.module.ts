@@ -1,0 +1,63 @@
+import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { ServiceContext } from '@novelrag/bus';
+import { SCHEMA_VERSION, Subjects } from '@novelrag/contracts';
+import { createEmbedderFromEnv } from '@novelrag/llm';
+import type { ResourceServiceEnv } from '../config';
+import { type Embedder, LocalEmbedder, ResourceRepository } from '../domain';
+import { createStore } from '../store';
+import { ResourcesController } from './resources.controller';
+import { RESOURCE_REPOSITORY } from './tokens';
+
+/** Opens the store and the repository, registers the store health check and publishes `resources.changed`. */
+export async function openRepository(ctx: ServiceContext<ResourceServiceEnv>): Promise<ResourceRepository> {
+  const log = ctx.logger.child('Resources');
+  const remote = createEmbedderFromEnv(ctx.env);
+  const embedder: Embedder = remote ?? new LocalEmbedder();
+  const store = await createStore(ctx.env, embedder.dimensions);
+  const repo = await ResourceRepository.open(store, embedder);
+  ctx.health.register('store', async () => {
+    try {
+      repo.find('/');
+      await store.segments({ segments: [{ uri: '/' }] });
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, detail: err instanceof Error ? err.message : String(err) };
+    }
+  });
+  repo.onChange((event) => {
+    ctx.connection.publish(
+      Subjects.resourcesChanged,
+      JSON.stringify({
+        schemaVersion: SCHEMA_VERSION,
+        uris: event.uris.slice(0, 1_000),
+        cause: event.cause,
+        at: new Date().toISOString(),
+      }),
+    );
+  });
+  log.info('repository open', {
+    store: ctx.env.QDRANT_URL ? 'qdrant' : 'lancedb',
+    embedder: remote ? 'openai-compatible' : 'local',
+    aspects: repo.snapshot().aspects.length,
+  });
+  return repo;
+}
+
+@Injectable()
+class RepositoryCloser implements OnApplicationShutdown {
+  constructor(@Inject(RESOURCE_REPOSITORY) private readonly repo: ResourceRepository) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.repo.close();
+  }
+}
+
+@Module({})
+export class ResourcesModule {
+  static forRoot(ctx: ServiceContext<ResourceServiceEnv>): DynamicModule {
+    return {
+      module: ResourcesModule,
+      controllers: [ResourcesController],
+      providers: [{ provide: RESOURCE_REPOSITORY, useFactory: () => openRepository(ctx) }, RepositoryCloser],
+    };
+  }
+}

@@ -1,0 +1,287 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { Field, FixedSizeList, Float32, Schema, Utf8 } from 'apache-arrow';
+import {
+  buildSegments,
+  ElementRecord,
+  parseUri,
+  type AspectRecord,
+  type ResourceStore,
+  type SearchHit,
+  type SearchRequest,
+  type SegmentsRequest,
+  type SegmentsResult,
+  type StoreState,
+  type UpsertItem,
+} from '../domain';
+import { candidateLimit, type FusedCandidate, rankCandidates, rrfScores } from './hybrid-rank';
+import { StoreMeta } from './store-meta';
+import { sqlIn, sqlString } from './sql';
+
+export interface LanceDbStoreOptions {
+  /** The data folder (created when absent): `lance/` holds the table, `meta/` the JSON documents. */
+  readonly dir: string;
+  /** The embedder's vector size; a folder created with another size is refused. */
+  readonly dimensions: number;
+  /** Compact and re-index after this many writes (new rows are searchable before that anyway). Default 50. */
+  readonly optimizeEvery?: number;
+}
+
+const TABLE = 'elements';
+/** uri IN (...) lists are split so that a large delete or read never builds one giant filter. */
+const IN_CHUNK = 500;
+
+function tableSchema(dimensions: number): Schema {
+  return new Schema([
+    new Field('uri', new Utf8(), false),
+    new Field('aspect', new Utf8(), false),
+    new Field('parent_uri', new Utf8(), true),
+    new Field('id', new Utf8(), false),
+    new Field('record', new Utf8(), false),
+    new Field('text', new Utf8(), false),
+    new Field('hash', new Utf8(), false),
+    new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
+  ]);
+}
+
+/**
+ * n-grams of 1..3 characters: Chinese has no spaces, so a word tokenizer would index whole sentences as one
+ * token; 1-grams let a two-character name such as 余归 match, 2- and 3-grams make BM25 prefer whole-name matches.
+ */
+// A fresh Index per use: the native object is consumed by createIndex.
+const ftsIndex = (): lancedb.Index =>
+  lancedb.Index.fts({
+    baseTokenizer: 'ngram',
+    ngramMinLength: 1,
+    ngramMaxLength: 3,
+    prefixOnly: false,
+    lowercase: true,
+    withPosition: false,
+  });
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function parseRecord(json: unknown): ElementRecord {
+  return ElementRecord.parse(JSON.parse(String(json)));
+}
+
+/**
+ * The embedded ResourceStore: one LanceDB table `elements` (one row per element: uri, aspect, parent_uri, id, the
+ * record as JSON, the embedded text with an ngram full-text index, hash, vector) plus the aspects, undo log and
+ * backlog as small JSON files written atomically (see `StoreMeta`). Filters are built with escaped literals only.
+ *
+ * Search: full-text (BM25 over ngrams), cosine vector search and an exact-id lookup, each filtered by aspect and
+ * fetching `candidateLimit(limit)` rows, fused by RRF, then ranked with the reference keyword score so exact names
+ * come first. LanceDB also scans rows the FTS index does not cover yet, so writes are searchable at once;
+ * `optimize()` folds them into the index every `optimizeEvery` writes.
+ *
+ * One process owns a data folder at a time. Methods reject with LanceDB's or the file system's errors.
+ */
+export class LanceDbResourceStore implements ResourceStore {
+  private writes = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly db: lancedb.Connection,
+    private readonly table: lancedb.Table,
+    private readonly meta: StoreMeta,
+    private readonly dimensions: number,
+    private readonly optimizeEvery: number,
+  ) {}
+
+  /** Opens (or creates) the store in `options.dir`. Throws when the folder was created with other dimensions. */
+  static async open(options: LanceDbStoreOptions): Promise<LanceDbResourceStore> {
+    const { dir, dimensions } = options;
+    if (!Number.isInteger(dimensions) || dimensions < 1)
+      throw new RangeError('dimensions must be a positive integer');
+    await mkdir(dir, { recursive: true });
+    const meta = await StoreMeta.open(join(dir, 'meta'), dimensions);
+    const db = await lancedb.connect(join(dir, 'lance'));
+    try {
+      const table = (await db.tableNames()).includes(TABLE)
+        ? await db.openTable(TABLE)
+        : await db.createEmptyTable(TABLE, tableSchema(dimensions));
+      const vector = (await table.schema()).fields.find((field) => field.name === 'vector');
+      const size = vector?.type instanceof FixedSizeList ? vector.type.listSize : undefined;
+      if (size !== dimensions) {
+        table.close();
+        throw new Error(`The LanceDB table in ${dir} holds vectors of size ${size}, not ${dimensions}`);
+      }
+      const indices = await table.listIndices();
+      if (!indices.some((index) => index.indexType === 'FTS' && index.columns.includes('text'))) {
+        await table.createIndex('text', { config: ftsIndex() });
+      }
+      return new LanceDbResourceStore(db, table, meta, dimensions, options.optimizeEvery ?? 50);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  async load(): Promise<StoreState> {
+    this.assertOpen();
+    const rows = await this.table.query().select(['record', 'hash']).toArray();
+    const records = rows
+      .map((row: { record: unknown; hash: unknown }) => ({
+        record: parseRecord(row.record),
+        hash: String(row.hash),
+      }))
+      .sort((a, b) => (a.record.uri < b.record.uri ? -1 : a.record.uri > b.record.uri ? 1 : 0));
+    return { aspects: this.meta.aspects(), records, undo: this.meta.undo(), backlog: this.meta.backlog() };
+  }
+
+  async upsert(items: readonly UpsertItem[]): Promise<void> {
+    this.assertOpen();
+    const latest = new Map(items.map((item) => [item.record.uri, item]));
+    if (latest.size === 0) return;
+    for (const item of latest.values()) {
+      if (item.vector && item.vector.length !== this.dimensions) {
+        throw new Error(
+          `Vector of ${item.record.uri} has ${item.vector.length} dimensions, expected ${this.dimensions}`,
+        );
+      }
+    }
+    const keep = [...latest.values()].filter((item) => item.vector === null).map((item) => item.record.uri);
+    const previous = await this.vectorsOf(keep);
+    // Columns: uri, aspect, parent_uri, id, record (JSON), text, hash, vector (see tableSchema).
+    const rows: Record<string, unknown>[] = [...latest.values()].map(({ record, hash, text, vector }) => ({
+      uri: record.uri,
+      aspect: record.aspect,
+      parent_uri: record.parentUri,
+      id: record.id,
+      record: JSON.stringify(record),
+      text,
+      hash,
+      // A record never stored before has no vector to keep: zeros are never returned by cosine search.
+      vector: vector ?? previous.get(record.uri) ?? new Array<number>(this.dimensions).fill(0),
+    }));
+    await this.table.mergeInsert('uri').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+    await this.afterWrite();
+  }
+
+  async delete(uris: readonly string[]): Promise<void> {
+    this.assertOpen();
+    const unique = [...new Set(uris)];
+    if (unique.length === 0) return;
+    for (const chunk of chunks(unique, IN_CHUNK)) await this.table.delete(sqlIn('uri', chunk));
+    await this.afterWrite();
+  }
+
+  async saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
+    this.assertOpen();
+    await this.meta.saveAspects(aspects);
+  }
+
+  async saveUndo(json: unknown): Promise<void> {
+    this.assertOpen();
+    await this.meta.saveUndo(json);
+  }
+
+  async saveBacklog(json: unknown): Promise<void> {
+    this.assertOpen();
+    await this.meta.saveBacklog(json);
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    this.assertOpen();
+    if (request.limit <= 0) return [];
+    if (request.vector.length !== this.dimensions) {
+      throw new Error(
+        `The query vector has ${request.vector.length} dimensions, expected ${this.dimensions}`,
+      );
+    }
+    const limit = candidateLimit(request.limit);
+    const aspect = request.aspect !== undefined ? `aspect = ${sqlString(request.aspect)}` : undefined;
+    // The builders mutate in place and return themselves.
+    const filtered = (query: lancedb.Query | lancedb.VectorQuery): lancedb.Query | lancedb.VectorQuery => {
+      if (aspect) query.where(aspect);
+      query.select(['uri', 'record']).limit(limit);
+      return query;
+    };
+    const text = request.text.trim();
+    const [keyword, vector, exact] = await Promise.all([
+      // MatchQuery treats the text as plain terms: no phrase or boolean syntax to trip over quotes.
+      text.length > 0
+        ? filtered(this.table.query().fullTextSearch(new lancedb.MatchQuery(text, 'text'))).toArray()
+        : Promise.resolve([]),
+      filtered(this.table.query().nearestTo(request.vector).distanceType('cosine')).toArray(),
+      text.length > 0
+        ? filtered(this.table.query().where(`lower(id) = ${sqlString(text.toLowerCase())}`)).toArray()
+        : Promise.resolve([]),
+    ]);
+    const records = new Map<string, ElementRecord>();
+    const uris = (rows: { uri: unknown; record: unknown }[]): string[] =>
+      rows.map((row) => {
+        const uri = String(row.uri);
+        if (!records.has(uri)) records.set(uri, parseRecord(row.record));
+        return uri;
+      });
+    const fused = rrfScores([uris(keyword), uris(vector), uris(exact)]);
+    const candidates: FusedCandidate[] = [...records].map(([uri, record]) => ({
+      record,
+      fused: fused.get(uri) ?? 0,
+    }));
+    return rankCandidates(request.text, candidates, request.limit);
+  }
+
+  async segments(request: SegmentsRequest): Promise<SegmentsResult> {
+    this.assertOpen();
+    const excluded = new Set(request.excludedUris ?? []);
+    const wanted = new Set<string>();
+    for (const { uri } of request.segments) {
+      if (excluded.has(uri)) continue;
+      try {
+        if (parseUri(uri).kind === 'element') wanted.add(uri);
+      } catch {
+        // buildSegments reports malformed uris as missing.
+      }
+    }
+    const records = new Map<string, ElementRecord>();
+    for (const chunk of chunks([...wanted], IN_CHUNK)) {
+      const rows = await this.table.query().where(sqlIn('uri', chunk)).select(['record']).toArray();
+      for (const row of rows as { record: unknown }[]) {
+        const record = parseRecord(row.record);
+        records.set(record.uri, record);
+      }
+    }
+    return buildSegments({ aspects: this.meta.aspects(), record: (uri) => records.get(uri) }, request);
+  }
+
+  /** Compacts the table and brings the full-text index up to date (also done every `optimizeEvery` writes). */
+  async optimize(): Promise<void> {
+    this.assertOpen();
+    await this.table.optimize();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.table.close();
+    this.db.close();
+  }
+
+  private async vectorsOf(uris: readonly string[]): Promise<Map<string, number[]>> {
+    const out = new Map<string, number[]>();
+    for (const chunk of chunks(uris, IN_CHUNK)) {
+      const rows = await this.table.query().where(sqlIn('uri', chunk)).select(['uri', 'vector']).toArray();
+      for (const row of rows as { uri: unknown; vector: Iterable<number> }[]) {
+        out.set(String(row.uri), Array.from(row.vector));
+      }
+    }
+    return out;
+  }
+
+  private async afterWrite(): Promise<void> {
+    this.writes += 1;
+    if (this.writes % this.optimizeEvery === 0) await this.table.optimize();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('LanceDbResourceStore is closed');
+  }
+}

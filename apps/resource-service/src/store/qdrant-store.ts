@@ -1,0 +1,351 @@
+import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
+import {
+  type AspectRecord,
+  AspectRecord as AspectRecordSchema,
+  buildSegments,
+  type ElementRecord,
+  parseUri,
+  type ResourceStore,
+  type SearchHit,
+  type SearchRequest,
+  type SegmentsRequest,
+  type SegmentsResult,
+  type StoreState,
+  type UpsertItem,
+} from '../domain';
+import { candidateLimit, type FusedCandidate, rankCandidates } from './hybrid-rank';
+import {
+  aspectFilter,
+  DENSE,
+  elementPayload,
+  elementPoint,
+  exactIdFilter,
+  INDEXED_FIELDS,
+  recordFromPayload,
+  segmentSelector,
+  SPARSE,
+} from './qdrant-mapping';
+import { sparseVector } from './sparse';
+import { pointIdOf, uuidV5, RESOURCE_URI_NAMESPACE } from './uuid5';
+
+/** The client methods the store uses (a fake can implement just these). */
+export type QdrantPort = Pick<
+  QdrantClient,
+  | 'collectionExists'
+  | 'createCollection'
+  | 'createPayloadIndex'
+  | 'getCollection'
+  | 'batchUpdate'
+  | 'retrieve'
+  | 'delete'
+  | 'scroll'
+  | 'query'
+  | 'upsert'
+>;
+
+export interface QdrantStoreOptions {
+  /** A client, or the URL (and API key) to create one. */
+  readonly client?: QdrantPort;
+  readonly url?: string;
+  readonly apiKey?: string;
+  /** Element collection; the meta documents live in `<collection>_meta`. Default `novelrag_elements`. */
+  readonly collection?: string;
+  /** Size of the dense vectors (the embedder's); an existing collection of another size is refused. */
+  readonly dimensions: number;
+}
+
+export const DEFAULT_QDRANT_COLLECTION = 'novelrag_elements';
+const META_KEYS = ['aspects', 'undo', 'backlog'] as const;
+type MetaKey = (typeof META_KEYS)[number];
+const metaId = (key: MetaKey): string => uuidV5(`meta:${key}`, RESOURCE_URI_NAMESPACE);
+const PAGE = 256;
+
+/**
+ * The production ResourceStore on Qdrant. One point per element (id = UUIDv5(uri)) with the named dense vector
+ * `dense` (cosine) and the sparse vector `bm25` (term frequencies; IDF applied by the server); payload = uri,
+ * aspect, parent_uri, id, record (JSON object), child_ids, hash, text, with keyword indexes on the filter fields.
+ *
+ * Meta documents (aspects, undo log, backlog) are points of a second collection `<name>_meta`, each with a
+ * constant 1-dimensional dummy vector and the document as a JSON string payload (a string keeps the document
+ * byte-exact; nobody filters on it). A dummy vector rather than a vector-less collection because every Qdrant
+ * version accepts it.
+ *
+ * Search = Query API: dense and sparse prefetches (each with the aspect filter) fused by RRF on the server, plus
+ * an exact-id lookup, then the shared keyword ranking (exact matches first). Every write waits (`wait: true`) so
+ * it is visible to the next read. Methods reject with the client's errors.
+ */
+export class QdrantResourceStore implements ResourceStore {
+  private closed = false;
+
+  private constructor(
+    private readonly client: QdrantPort,
+    private readonly collection: string,
+    private readonly dimensions: number,
+  ) {}
+
+  /** Creates the collections and payload indexes when absent. Throws when the dense size differs. */
+  static async open(options: QdrantStoreOptions): Promise<QdrantResourceStore> {
+    const { dimensions } = options;
+    if (!Number.isInteger(dimensions) || dimensions < 1)
+      throw new RangeError('dimensions must be a positive integer');
+    const client =
+      options.client ??
+      new QdrantClient({
+        url: options.url,
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        checkCompatibility: false,
+      });
+    const collection = options.collection ?? DEFAULT_QDRANT_COLLECTION;
+    const store = new QdrantResourceStore(client, collection, dimensions);
+    await store.ensureCollections();
+    return store;
+  }
+
+  private get metaCollection(): string {
+    return `${this.collection}_meta`;
+  }
+
+  private async ensureCollections(): Promise<void> {
+    if ((await this.client.collectionExists(this.collection)).exists) {
+      const info = await this.client.getCollection(this.collection);
+      const vectors = info.config.params.vectors as Record<string, { size?: number }> | undefined;
+      const size = vectors?.[DENSE]?.size;
+      if (size !== this.dimensions) {
+        throw new Error(
+          `Qdrant collection ${this.collection} has ${DENSE} vectors of size ${size}, but the embedder produces ${this.dimensions}`,
+        );
+      }
+    } else {
+      await this.client.createCollection(this.collection, {
+        vectors: { [DENSE]: { size: this.dimensions, distance: 'Cosine' } },
+        sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
+      });
+      for (const field of INDEXED_FIELDS) {
+        await this.client.createPayloadIndex(this.collection, {
+          field_name: field,
+          field_schema: 'keyword',
+          wait: true,
+        });
+      }
+    }
+    if (!(await this.client.collectionExists(this.metaCollection)).exists) {
+      await this.client.createCollection(this.metaCollection, { vectors: { size: 1, distance: 'Dot' } });
+    }
+  }
+
+  async load(): Promise<StoreState> {
+    this.assertOpen();
+    const records: { record: ElementRecord; hash: string }[] = [];
+    let offset: Schemas['ExtendedPointId'] | undefined;
+    do {
+      const page = await this.client.scroll(this.collection, {
+        limit: PAGE,
+        with_payload: { include: ['record', 'hash'] },
+        with_vector: false,
+        ...(offset !== undefined ? { offset } : {}),
+      });
+      for (const point of page.points) {
+        records.push({ record: recordFromPayload(point.payload), hash: String(point.payload?.['hash']) });
+      }
+      const next = page.next_page_offset;
+      offset = typeof next === 'string' || typeof next === 'number' ? next : undefined;
+    } while (offset !== undefined);
+    records.sort((a, b) => (a.record.uri < b.record.uri ? -1 : a.record.uri > b.record.uri ? 1 : 0));
+    const meta = await this.readMeta();
+    const aspects = AspectRecordSchema.array().parse(meta.aspects ?? []);
+    return { aspects, records, undo: meta.undo ?? null, backlog: meta.backlog ?? null };
+  }
+
+  async upsert(items: readonly UpsertItem[]): Promise<void> {
+    this.assertOpen();
+    const latest = [...new Map(items.map((item) => [item.record.uri, item])).values()];
+    if (latest.length === 0) return;
+    for (const item of latest) {
+      if (item.vector && item.vector.length !== this.dimensions) {
+        throw new Error(
+          `Vector of ${item.record.uri} has ${item.vector.length} dimensions, expected ${this.dimensions}`,
+        );
+      }
+    }
+    const keep = latest.filter((item) => item.vector === null);
+    const existing = new Set<string>();
+    if (keep.length > 0) {
+      const found = await this.client.retrieve(this.collection, {
+        ids: keep.map((item) => pointIdOf(item.record.uri)),
+        with_payload: false,
+        with_vector: false,
+      });
+      for (const point of found) existing.add(String(point.id));
+    }
+    const operations: Schemas['UpdateOperation'][] = [];
+    // Upsert replaces a whole point (vectors included), so unchanged content only overwrites the payload.
+    const full = latest.filter((item) => item.vector !== null || !existing.has(pointIdOf(item.record.uri)));
+    if (full.length > 0) operations.push({ upsert: { points: full.map(elementPoint) } });
+    for (const item of keep) {
+      const id = pointIdOf(item.record.uri);
+      if (existing.has(id))
+        operations.push({ overwrite_payload: { payload: elementPayload(item), points: [id] } });
+    }
+    await this.client.batchUpdate(this.collection, { wait: true, operations });
+  }
+
+  async delete(uris: readonly string[]): Promise<void> {
+    this.assertOpen();
+    const ids = [...new Set(uris)].map(pointIdOf);
+    if (ids.length === 0) return;
+    await this.client.delete(this.collection, { wait: true, points: ids });
+  }
+
+  saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
+    return this.writeMeta('aspects', aspects);
+  }
+
+  saveUndo(json: unknown): Promise<void> {
+    return this.writeMeta('undo', json);
+  }
+
+  saveBacklog(json: unknown): Promise<void> {
+    return this.writeMeta('backlog', json);
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    this.assertOpen();
+    if (request.limit <= 0) return [];
+    if (request.vector.length !== this.dimensions) {
+      throw new Error(
+        `The query vector has ${request.vector.length} dimensions, expected ${this.dimensions}`,
+      );
+    }
+    const limit = candidateLimit(request.limit);
+    const filter = aspectFilter(request.aspect);
+    const text = request.text.trim();
+    const sparse = sparseVector(text);
+    const prefetch: Schemas['Prefetch'][] = [
+      { query: request.vector, using: DENSE, limit, ...(filter ? { filter } : {}) },
+    ];
+    if (sparse.indices.length > 0) {
+      prefetch.push({
+        query: { indices: sparse.indices, values: sparse.values },
+        using: SPARSE,
+        limit,
+        ...(filter ? { filter } : {}),
+      });
+    }
+    const [fused, exact] = await Promise.all([
+      this.client.query(this.collection, {
+        prefetch,
+        query: { fusion: 'rrf' },
+        limit,
+        with_payload: { include: ['record'] },
+        with_vector: false,
+      }),
+      text.length > 0
+        ? this.client.scroll(this.collection, {
+            filter: exactIdFilter(text, request.aspect),
+            limit: 10,
+            with_payload: { include: ['record'] },
+            with_vector: false,
+          })
+        : Promise.resolve({ points: [] }),
+    ]);
+    const candidates = new Map<string, FusedCandidate>();
+    for (const point of fused.points) {
+      const record = recordFromPayload(point.payload);
+      candidates.set(record.uri, { record, fused: point.score });
+    }
+    for (const point of exact.points) {
+      const record = recordFromPayload(point.payload);
+      if (!candidates.has(record.uri)) candidates.set(record.uri, { record, fused: 0 });
+    }
+    return rankCandidates(request.text, [...candidates.values()], request.limit);
+  }
+
+  async segments(request: SegmentsRequest): Promise<SegmentsResult> {
+    this.assertOpen();
+    const excluded = new Set(request.excludedUris ?? []);
+    const aspects = AspectRecordSchema.array().parse((await this.readMeta()).aspects ?? []);
+    // One retrieve per distinct exclusion set: the selector removes the excluded properties server-side.
+    const groups = new Map<string, { excludedProperties: readonly string[]; uris: Set<string> }>();
+    for (const segment of request.segments) {
+      if (excluded.has(segment.uri) || !isElementUri(segment.uri)) continue;
+      const excludedProperties = segment.excludedProperties ?? [];
+      const key = JSON.stringify([...new Set(excludedProperties)].sort());
+      const group = groups.get(key) ?? { excludedProperties, uris: new Set<string>() };
+      group.uris.add(segment.uri);
+      groups.set(key, group);
+    }
+    const fetched = new Map<string, Map<string, ElementRecord>>();
+    for (const [key, group] of groups) {
+      const points = await this.client.retrieve(this.collection, {
+        ids: [...group.uris].map(pointIdOf),
+        with_payload: segmentSelector(group.excludedProperties),
+        with_vector: false,
+      });
+      const records = new Map<string, ElementRecord>();
+      for (const point of points) {
+        const record = recordFromPayload(point.payload);
+        records.set(record.uri, record);
+      }
+      fetched.set(key, records);
+    }
+    // Segment by segment, so that the same uri requested with two exclusion sets reads from its own fetch.
+    const out: SegmentsResult = { segments: [], missing: [] };
+    for (const segment of request.segments) {
+      const key = JSON.stringify([...new Set(segment.excludedProperties ?? [])].sort());
+      const records = fetched.get(key);
+      const one = buildSegments(
+        { aspects, record: (uri) => records?.get(uri) },
+        { segments: [segment], ...(request.excludedUris ? { excludedUris: request.excludedUris } : {}) },
+      );
+      out.segments.push(...one.segments);
+      out.missing.push(...one.missing);
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    // The REST client holds no connection to release.
+    this.closed = true;
+  }
+
+  private async writeMeta(key: MetaKey, value: unknown): Promise<void> {
+    this.assertOpen();
+    await this.client.upsert(this.metaCollection, {
+      wait: true,
+      points: [
+        {
+          id: metaId(key),
+          vector: [1],
+          payload: { key, schemaVersion: 1, json: JSON.stringify(value ?? null) },
+        },
+      ],
+    });
+  }
+
+  private async readMeta(): Promise<Partial<Record<MetaKey, unknown>>> {
+    const points = await this.client.retrieve(this.metaCollection, {
+      ids: META_KEYS.map(metaId),
+      with_payload: true,
+      with_vector: false,
+    });
+    const out: Partial<Record<MetaKey, unknown>> = {};
+    for (const point of points) {
+      const key = META_KEYS.find((candidate) => candidate === point.payload?.['key']);
+      const json = point.payload?.['json'];
+      if (key && typeof json === 'string') out[key] = JSON.parse(json) as unknown;
+    }
+    return out;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('QdrantResourceStore is closed');
+  }
+}
+
+function isElementUri(uri: string): boolean {
+  try {
+    return parseUri(uri).kind === 'element';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,51 @@
+// One Jest run for the whole workspace (cheapest on a 2-core machine), split into tiers by file name:
+// *.spec.ts = unit (no network), *.int.spec.ts = real infrastructure, e2e/**/*.e2e-spec.ts = whole processes.
+// Nest 12 is ESM-only: Jest must run on Node >= 24.9 with --experimental-vm-modules (see README, "Stack").
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2023',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+const shared = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: {
+    '^@novelrag/agenturn/testing$': '<rootDir>/libs/agenturn/src/testing/index.ts',
+    '^@novelrag/(contracts|agenturn|llm|bus|testkit)$': '<rootDir>/libs/$1/src/index.ts',
+  },
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.*/dist/', '<rootDir>/data/', '<rootDir>/tmp/'],
+};
+module.exports = {
+  testTimeout: 30_000,
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/(apps|libs|tools)/**/*.spec.ts'],
+      testPathIgnorePatterns: ['\\.int\\.spec\\.ts$', '/node_modules/'],
+    },
+    {
+      ...shared,
+      displayName: 'int',
+      testMatch: ['<rootDir>/(apps|libs|tools)/**/*.int.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/'],
+      slowTestThreshold: 20,
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/e2e/**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/'],
+    },
+  ],
+};

@@ -1,0 +1,14 @@
+// Test doubles for @novelrag/agenturn. For tests and clearly labelled offline demos only.
+export { ScriptedChatModel, ScriptMismatchError } from './scripted-chat-model';
+export type { ScriptEntry, ScriptedCall, ScriptedCallKind } from './scripted-chat-model';
+export { RecordingExecutionContext } from './recording-execution-context';
+export type {
+  LogLevel,
+  RecordedEvent,
+  RecordingExecutionContextOptions,
+} from './recording-execution-context';
+export { FakeTool, fakeTool } from './fake-tool';
+export type { FakeToolCall, FakeToolOptions } from './fake-tool';
+export { ManualClock } from './manual-clock';
+export { deferred } from './deferred';
+export type { Deferred } from './deferred';

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { LOG_LEVELS } from './logger';
+
+/** Environment every service reads (validated once at boot; a bad value stops the process before it connects). */
+export const BaseEnv = z.object({
+  NATS_URL: z
+    .string()
+    .refine(
+      (v) =>
+        v.split(',').every((part) => /^((nats|tls|ws|wss):\/\/)?[^\s/:,]+(:\d{1,5})?$/.test(part.trim())),
+      'must be nats://host:port (several comma-separated)',
+    )
+    .default('nats://127.0.0.1:4222'),
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NOVELRAG_INSTANCE_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ only (max 64)')
+    .optional(),
+  NOVELRAG_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  NOVELRAG_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  NOVELRAG_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+});
+export type BaseEnv = z.infer<typeof BaseEnv>;
+
+/** Thrown for an invalid environment; the message names every bad variable and why. */
+export class EnvError extends Error {
+  override readonly name = 'EnvError';
+  readonly code = 'VALIDATION_FAILED';
+}
+
+/** Parses `env` with `schema`, or throws an EnvError listing each bad variable. */
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): z.infer<S> {
+  const r = schema.safeParse(env);
+  if (r.success) return r.data;
+  const lines = r.error.issues.map((i) => `  ${i.path.map(String).join('.') || '(env)'}: ${i.message}`);
+  throw new EnvError(`invalid environment:\n${lines.join('\n')}`);
+}
+
+export function defaultInstanceId(service: string): string {
+  return `${service}-${randomBytes(3).toString('hex')}`;
+}

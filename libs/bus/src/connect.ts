@@ -1,0 +1,53 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+
+export interface BusConnectOptions {
+  /** Comma-separated server URLs (`NATS_URL`). */
+  readonly url: string;
+  /** Connection name shown in NATS monitoring, e.g. `tool-runner-2`. */
+  readonly name: string;
+  /** Bound on the first connection attempt (the process fails fast with a clear error after it). */
+  readonly connectTimeoutMs?: number;
+  readonly user?: string;
+  readonly pass?: string;
+}
+
+/** Raised when the first connection to NATS cannot be made within the bound. */
+export class BusConnectError extends Error {
+  override readonly name = 'BusConnectError';
+  readonly code = 'UNAVAILABLE';
+}
+
+/**
+ * Connects to NATS. The first connection is bounded by `connectTimeoutMs` (default 10 s) and fails with a message that
+ * says how to get a server; after that the client reconnects forever (a NATS restart must not take a service down).
+ */
+export async function connectBus(options: BusConnectOptions): Promise<NatsConnection> {
+  const servers = options.url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const timeout = options.connectTimeoutMs ?? 10_000;
+  const deadline = Date.now() + timeout;
+  let lastError: unknown;
+  // `waitOnFirstConnect` would retry without a bound; retry ourselves until the deadline instead.
+  while (Date.now() < deadline) {
+    try {
+      return await connect({
+        servers,
+        name: options.name,
+        timeout: Math.max(500, Math.min(2_000, deadline - Date.now())),
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 500,
+        ...(options.user ? { user: options.user, pass: options.pass } : {}),
+      });
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  const reason = lastError instanceof Error ? lastError.message : String(lastError);
+  throw new BusConnectError(
+    `cannot connect to NATS at ${servers.join(', ')} within ${timeout} ms (${reason}). ` +
+      'Start one with `nats-server -js`, `docker compose up -d nats`, or set NATS_URL.',
+  );
+}

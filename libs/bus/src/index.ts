@@ -1,0 +1,28 @@
+export { connectBus, BusConnectError, type BusConnectOptions } from './connect';
+export { BaseEnv, EnvError, parseEnv, defaultInstanceId } from './config';
+export { JsonLogger, ContextLogger, LOG_LEVELS, type LogLevel, type LogFields } from './logger';
+export { BusError, toErrorEnvelope, summarizeZodError } from './errors';
+export { busRequest, mapTransportError, type BusRequestOptions } from './request';
+export {
+  NatsMicroServer,
+  NatsMicroContext,
+  type NatsMicroServerOptions,
+  type EndpointExtras,
+} from './micro-server';
+export { BusExceptionFilter } from './exception-filter';
+export { HealthRegistry, type HealthCheck, type CheckResult, type HealthReport } from './health';
+export {
+  BusModule,
+  NATS_CONNECTION,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+  type BusModuleOptions,
+} from './bus.module';
+export {
+  startService,
+  runServiceMain,
+  NOVELRAG_VERSION,
+  type ServiceContext,
+  type ServiceDefinition,
+  type RunningService,
+} from './bootstrap';

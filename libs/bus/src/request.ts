@@ -1,0 +1,91 @@
+import type { NatsConnection, MsgHdrs } from '@nats-io/transport-node';
+import { ErrorEnvelope, MAX_MESSAGE_BYTES } from '@novelrag/contracts';
+import { z } from 'zod';
+import { BusError, summarizeZodError } from './errors';
+
+export interface BusRequestOptions {
+  /** Bound on the wait for the reply (required: every wait is bounded). */
+  readonly timeoutMs: number;
+  readonly headers?: MsgHdrs;
+  readonly signal?: AbortSignal;
+}
+
+const ReplyEnvelope = z.union([
+  z.object({ ok: z.literal(true), data: z.unknown() }),
+  z.object({ ok: z.literal(false), error: ErrorEnvelope }),
+]);
+
+/**
+ * Request/reply to a `NatsMicroServer` endpoint (or any responder answering `{ok, data | error}`), parsing the data
+ * with `schema`. Throws `BusError` with: NO_RESPONDERS when nobody serves the subject, TIMEOUT after `timeoutMs`,
+ * CANCELLED when `signal` aborts, the responder's own code for an error reply, VALIDATION_FAILED when the reply does not
+ * match the schema (a contract violation by the responder), PAYLOAD_TOO_LARGE for an oversized request.
+ */
+export async function busRequest<T>(
+  nc: NatsConnection,
+  subject: string,
+  payload: unknown,
+  schema: z.ZodType<T>,
+  options: BusRequestOptions,
+): Promise<T> {
+  const body = JSON.stringify(payload ?? {});
+  if (Buffer.byteLength(body) > MAX_MESSAGE_BYTES) {
+    throw BusError.of('PAYLOAD_TOO_LARGE', `request to ${subject} exceeds ${MAX_MESSAGE_BYTES} bytes`);
+  }
+  if (options.signal?.aborted) throw BusError.of('CANCELLED', `request to ${subject} cancelled`);
+  let raw: unknown;
+  try {
+    const request = nc.request(subject, body, {
+      timeout: options.timeoutMs,
+      ...(options.headers ? { headers: options.headers } : {}),
+    });
+    const msg = await (options.signal ? raceAbort(request, options.signal, subject) : request);
+    raw = msg.data.length ? msg.json() : null;
+  } catch (err) {
+    throw mapTransportError(err, subject, options.timeoutMs);
+  }
+  const reply = ReplyEnvelope.safeParse(raw);
+  if (!reply.success) {
+    throw BusError.of('INTERNAL', `malformed reply from ${subject}: ${summarizeZodError(reply.error)}`);
+  }
+  if (!reply.data.ok) throw new BusError(reply.data.error);
+  const data = schema.safeParse(reply.data.data);
+  if (!data.success) {
+    throw BusError.of(
+      'INTERNAL',
+      `reply from ${subject} violates its contract: ${summarizeZodError(data.error)}`,
+    );
+  }
+  return data.data;
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal, subject: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(BusError.of('CANCELLED', `request to ${subject} cancelled`));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+export function mapTransportError(err: unknown, subject: string, timeoutMs: number): BusError {
+  if (err instanceof BusError) return err;
+  const e = err as { name?: string; message?: string; cause?: { name?: string } };
+  const text = `${e.name ?? ''} ${e.message ?? ''} ${e.cause?.name ?? ''}`.toLowerCase();
+  if (text.includes('no responders') || text.includes('norespondersError'.toLowerCase())) {
+    return BusError.of('NO_RESPONDERS', `nothing serves ${subject}`);
+  }
+  if (text.includes('timeout'))
+    return BusError.of('TIMEOUT', `no reply from ${subject} within ${timeoutMs} ms`);
+  if (text.includes('payload'))
+    return BusError.of('PAYLOAD_TOO_LARGE', `request to ${subject} rejected: ${e.message ?? ''}`);
+  return BusError.of('UNAVAILABLE', `request to ${subject} failed: ${e.message ?? String(err)}`);
+}

@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { PursuitAssessment, ResolutionStatus } from './agent-loop';
+import {
+  EpochMs,
+  GoalId,
+  IdempotencyKey,
+  InteractionId,
+  InvocationId,
+  JsonObject,
+  Label,
+  Lang,
+  SchemaVersion,
+  Text,
+  ThreadId,
+  Timestamp,
+  TokenUsage,
+  ToolName,
+} from './common';
+import { ErrorEnvelope } from './errors';
+import { GoalStatus, TerminalGoalStatus } from './goal-status';
+
+export const MAX_BELIEFS = 50;
+export const MAX_BELIEF_CHARS = 2_000;
+export const MAX_REQUEST_CHARS = 20_000;
+
+/** Bounds of a pursuit. Absent fields take the orchestrator's configured defaults. */
+export const GoalLimits = z.strictObject({
+  maxSteps: z.number().int().min(1).max(1_000).optional(),
+  /** Discovery rounds per step (the original's `max_iter`). */
+  maxIterations: z.number().int().min(1).max(50).optional(),
+  wallClockMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(24 * 60 * 60_000)
+    .optional(),
+  tokenBudget: z.number().int().min(1).max(100_000_000).optional(),
+});
+export type GoalLimits = z.infer<typeof GoalLimits>;
+
+export const LimitHit = z.enum(['max_steps', 'max_iterations', 'wall_clock', 'token_budget']);
+export type LimitHit = z.infer<typeof LimitHit>;
+
+export const GoalSource = z.enum(['user', 'autonomous']);
+export type GoalSource = z.infer<typeof GoalSource>;
+
+export const Beliefs = z.array(z.string().min(1).max(MAX_BELIEF_CHARS)).max(MAX_BELIEFS);
+export type Beliefs = z.infer<typeof Beliefs>;
+
+/**
+ * What the gateway publishes to the `GOALS` stream. Exactly one of `request` (to be translated into a goal) and `goal`
+ * (already a goal statement, e.g. from an autonomous decider) is set.
+ */
+export const GoalSubmission = z
+  .strictObject({
+    schemaVersion: SchemaVersion,
+    goalId: GoalId,
+    threadId: ThreadId.optional(),
+    request: z.string().min(1).max(MAX_REQUEST_CHARS).optional(),
+    goal: z.string().min(1).max(MAX_REQUEST_CHARS).optional(),
+    lang: Lang.optional(),
+    beliefs: Beliefs,
+    limits: GoalLimits.optional(),
+    submittedAt: Timestamp,
+    idempotencyKey: IdempotencyKey.optional(),
+    source: GoalSource,
+    /** For autonomous goals: which decider produced it and why (shown in traces). */
+    decider: z.strictObject({ name: Label, context: Text.optional() }).optional(),
+  })
+  .superRefine((value, ctx) => {
+    const has = (v: string | undefined) => v !== undefined;
+    if (has(value.request) === has(value.goal)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [has(value.request) ? 'goal' : 'request'],
+        message: 'exactly one of "request" and "goal" must be set',
+      });
+    }
+  });
+export type GoalSubmission = z.infer<typeof GoalSubmission>;
+
+/** The plan of one step, as executed. */
+export const StepPlan = z.strictObject({
+  tool: ToolName,
+  params: JsonObject,
+  reason: Text,
+});
+export type StepPlan = z.infer<typeof StepPlan>;
+
+export const StepStatus = z.enum(['success', 'failed', 'cancelled']);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+export const StepOutcome = z
+  .strictObject({
+    status: StepStatus,
+    result: Text.optional(),
+    error: ErrorEnvelope.optional(),
+    invocationId: InvocationId.optional(),
+    startedAt: Timestamp,
+    finishedAt: Timestamp,
+  })
+  .superRefine((value, ctx) => {
+    if (value.status === 'success' && value.result === undefined)
+      ctx.addIssue({ code: 'custom', path: ['result'], message: 'a successful step has a result' });
+    if (value.status !== 'success' && value.error === undefined)
+      ctx.addIssue({ code: 'custom', path: ['error'], message: 'a failed or cancelled step has an error' });
+  });
+export type StepOutcome = z.infer<typeof StepOutcome>;
+
+/** One executed step of a pursuit (checkpointed after every step). */
+export const StepRecord = z.strictObject({
+  index: z.number().int().nonnegative(),
+  plan: StepPlan,
+  outcome: StepOutcome,
+});
+export type StepRecord = z.infer<typeof StepRecord>;
+
+const pendingBase = {
+  interactionId: InteractionId,
+  invocationId: InvocationId.optional(),
+  tool: ToolName,
+  step: z.number().int().nonnegative(),
+  createdAt: Timestamp,
+  expiresAt: Timestamp,
+};
+
+/** The question a tool is waiting on (one at a time per goal). */
+export const PendingInteraction = z.discriminatedUnion('kind', [
+  z.strictObject({ ...pendingBase, kind: z.literal('confirm'), message: Text.min(1) }),
+  z.strictObject({ ...pendingBase, kind: z.literal('request'), prompt: Text.min(1) }),
+]);
+export type PendingInteraction = z.infer<typeof PendingInteraction>;
+
+/** How a pursuit ended. `resolutionStatus` is the determiner's verdict (absent when a limit or cancel ended it). */
+export const GoalOutcome = z.strictObject({
+  status: TerminalGoalStatus,
+  response: Text,
+  reason: Text,
+  resolutionStatus: ResolutionStatus.optional(),
+  limitHit: LimitHit.optional(),
+  error: ErrorEnvelope.optional(),
+  steps: z.number().int().nonnegative(),
+  tokens: TokenUsage,
+  finishedAt: Timestamp,
+});
+export type GoalOutcome = z.infer<typeof GoalOutcome>;
+
+/**
+ * The stored state of a goal (KV bucket `goals`, key = goal id). `revision` is the KV revision it was read at (not
+ * stored in the value; filled by the reader for optimistic concurrency).
+ */
+export const GoalRecord = z.strictObject({
+  schemaVersion: SchemaVersion,
+  goalId: GoalId,
+  threadId: ThreadId,
+  status: GoalStatus,
+  source: GoalSource,
+  /** The goal statement; null until a request has been translated. */
+  goal: z.string().max(MAX_REQUEST_CHARS).nullable(),
+  /** The user's request; null for goals submitted as goal text. */
+  request: z.string().max(MAX_REQUEST_CHARS).nullable(),
+  lang: Lang.nullable(),
+  beliefs: Beliefs,
+  limits: GoalLimits,
+  steps: z.array(StepRecord),
+  assessment: PursuitAssessment.optional(),
+  pendingInteraction: PendingInteraction.optional(),
+  outcome: GoalOutcome.optional(),
+  usage: TokenUsage,
+  cancelRequested: z.boolean(),
+  /** Epoch ms after which the pursuit stops with `wall_clock` (computed from `limits.wallClockMs` at start). */
+  deadline: EpochMs.optional(),
+  idempotencyKey: IdempotencyKey.optional(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  revision: z.number().int().nonnegative().optional(),
+});
+export type GoalRecord = z.infer<typeof GoalRecord>;
+
+/** Core event on `novelrag.goals.<id>.cancel`. */
+export const CancelRequest = z.strictObject({
+  schemaVersion: SchemaVersion,
+  goalId: GoalId,
+  reason: Label.optional(),
+  requestedBy: Label.optional(),
+  at: Timestamp,
+});
+export type CancelRequest = z.infer<typeof CancelRequest>;
+
+/** The human's answer: `{approved}` for a confirm (or to decline a request), `{text}` for a request. */
+export const InteractionAnswerBody = z.union([
+  z.strictObject({ approved: z.boolean() }),
+  z.strictObject({ text: Text }),
+]);
+export type InteractionAnswerBody = z.infer<typeof InteractionAnswerBody>;
+
+/** Gateway → orchestrator on `novelrag.goals.<id>.interactions.<iid>.answer`. */
+export const InteractionAnswer = z.union([
+  z.strictObject({
+    schemaVersion: SchemaVersion,
+    goalId: GoalId,
+    interactionId: InteractionId,
+    approved: z.boolean(),
+    answeredBy: Label.optional(),
+    at: Timestamp.optional(),
+  }),
+  z.strictObject({
+    schemaVersion: SchemaVersion,
+    goalId: GoalId,
+    interactionId: InteractionId,
+    text: Text,
+    answeredBy: Label.optional(),
+    at: Timestamp.optional(),
+  }),
+]);
+export type InteractionAnswer = z.infer<typeof InteractionAnswer>;
+
+/** Reply to an accepted answer (errors: NOT_FOUND, INTERACTION_NOT_PENDING). */
+export const InteractionAnswerAck = z.strictObject({ accepted: z.literal(true) });
+export type InteractionAnswerAck = z.infer<typeof InteractionAnswerAck>;

@@ -1,0 +1,242 @@
+// common building blocks
+export {
+  AspectName,
+  ElementId,
+  EpochMs,
+  GoalId,
+  IdempotencyKey,
+  InteractionId,
+  InvocationId,
+  JsonObject,
+  JsonValue,
+  Label,
+  Lang,
+  MAX_ID_CHARS,
+  MAX_LABEL_CHARS,
+  MAX_MESSAGE_BYTES,
+  MAX_TEXT_CHARS,
+  MAX_URI_CHARS,
+  ResourceSegment,
+  ResourceUri,
+  SCHEMA_VERSION,
+  SchemaVersion,
+  Text,
+  ThreadId,
+  Timestamp,
+  TokenUsage,
+  ToolName,
+  isResourceUri,
+} from './common';
+export type { JsonPrimitive } from './common';
+
+// errors and replies
+export {
+  ERROR_CODE_INFO,
+  ErrorCode,
+  ErrorEnvelope,
+  describeIssues,
+  errorEnvelope,
+  errorReply,
+  formatPath,
+  isErrorEnvelope,
+  okReply,
+  replyOf,
+} from './errors';
+export type { ErrorCodeInfo, Reply } from './errors';
+
+// subjects, streams, buckets, service names
+export {
+  BucketTtls,
+  Buckets,
+  BusHeaders,
+  InvalidSubjectTokenError,
+  KvKeys,
+  MAX_SUBJECT_TOKEN_CHARS,
+  MicroServiceNames,
+  ResourceSubjects,
+  SERVICE_NAMES,
+  SUBJECT_PREFIX,
+  Streams,
+  SubjectToken,
+  Subjects,
+  TOOL_QUEUE_GROUP,
+  goalIdFromSubject,
+  isSubjectToken,
+  isToolServiceName,
+  toolFromInvokeSubject,
+} from './subjects';
+export type { ResourceSubject, ServiceName } from './subjects';
+
+// goals
+export {
+  GOAL_TRANSITIONS,
+  GoalStatus,
+  TERMINAL_GOAL_STATUSES,
+  TerminalGoalStatus,
+  canTransition,
+  isTerminalStatus,
+} from './goal-status';
+export {
+  Beliefs,
+  CancelRequest,
+  GoalLimits,
+  GoalOutcome,
+  GoalRecord,
+  GoalSource,
+  GoalSubmission,
+  InteractionAnswer,
+  InteractionAnswerAck,
+  InteractionAnswerBody,
+  LimitHit,
+  MAX_BELIEFS,
+  MAX_BELIEF_CHARS,
+  MAX_REQUEST_CHARS,
+  PendingInteraction,
+  StepOutcome,
+  StepPlan,
+  StepRecord,
+  StepStatus,
+} from './goals';
+
+// agent loop payloads (also structured-output schemas)
+export {
+  ActionDecision,
+  DiscoveryPlan,
+  FinalizeArgs,
+  FinalizeStatus,
+  PursuitAssessment,
+  RefinementApproval,
+  RefinementDecision,
+  RefinementPlan,
+  ResolutionStatus,
+  ResourceProperty,
+  discoveryNeedsRefinement,
+} from './agent-loop';
+
+// tools
+export {
+  EncodedToolMetadata,
+  MAX_TOOL_RESULT_CHARS,
+  Subject,
+  TOOL_METADATA_KEYS,
+  ToolDescriptor,
+  ToolInvocation,
+  ToolMetadata,
+  ToolMetadataError,
+  ToolOutput,
+  ToolResultRecord,
+  decodeToolMetadata,
+  encodeToolMetadata,
+} from './tools';
+
+// runtime calls from tools
+export {
+  BacklogPriority,
+  DEFAULT_BACKLOG_PRIORITY,
+  InteractionReply,
+  InteractionRequest,
+  MAX_INTERACTION_TIMEOUT_MS,
+  RuntimeEvent,
+  RuntimeLogLevel,
+} from './runtime';
+export type { RuntimeEventKind } from './runtime';
+
+// resources
+export {
+  Aspect,
+  ChildIds,
+  ChildrenKey,
+  ElementContext,
+  ElementInput,
+  RESERVED_PROPERTY_NAMES,
+  Relationships,
+  ResourceElement,
+} from './resource-model';
+export {
+  AspectCreateOperation,
+  AspectRemoveOperation,
+  MAX_OPERATIONS_PER_APPLY,
+  PropertyOperation,
+  RelationshipOperation,
+  ResourceOperation,
+  SpliceLocation,
+  SpliceOperation,
+} from './resource-operations';
+export type { ResourceOperationType } from './resource-operations';
+export {
+  ApplyReply,
+  ApplyRequest,
+  AspectCreateReply,
+  AspectCreateRequest,
+  AspectDump,
+  AspectRemoveReply,
+  AspectRemoveRequest,
+  AspectsListReply,
+  AspectsListRequest,
+  BacklogAddReply,
+  BacklogAddRequest,
+  BacklogEntry,
+  BacklogListReply,
+  BacklogListRequest,
+  BacklogRemoveReply,
+  BacklogRemoveRequest,
+  DEFAULT_SEARCH_LIMIT,
+  ExportReply,
+  ExportRequest,
+  FindReply,
+  FindRequest,
+  ImportReply,
+  ImportRequest,
+  MAX_SEARCH_LIMIT,
+  OperationHistoryEntry,
+  OperationsListReply,
+  OperationsListRequest,
+  RelationshipsReply,
+  RelationshipsUpdate,
+  ResourceChangeCause,
+  ResourcesChanged,
+  SearchHit,
+  SearchReply,
+  SearchRequest,
+  SegmentData,
+  SegmentSpec,
+  SegmentsReply,
+  SegmentsRequest,
+  UndoRedoReply,
+  UndoRedoRequest,
+  WriteOrigin,
+} from './resources';
+
+// trace
+export {
+  AnalysisVerdictEvent,
+  AssessmentEvent,
+  ContextUpdatedEvent,
+  DecisionEvent,
+  DiscoveryPlanEvent,
+  FINAL_TRACE_KINDS,
+  GoalAcceptedEvent,
+  GoalCancelledEvent,
+  GoalCompletedEvent,
+  GoalFailedEvent,
+  GoalStartedEvent,
+  GoalStatusChangedEvent,
+  InteractionAnsweredEvent,
+  InteractionRequestedEvent,
+  InteractionTimedOutEvent,
+  LimitHitEvent,
+  LlmCallEvent,
+  OperationDispatchedEvent,
+  OperationOutcomeEvent,
+  RefinementPlanEvent,
+  ResolutionEvent,
+  RuntimeTraceEvent,
+  TRACE_KINDS,
+  TraceEvent,
+  TraceKind,
+} from './trace';
+export type { TraceEventOf } from './trace';
+
+// JSON Schema export
+export { CONTRACT_SCHEMAS, exportJsonSchemas } from './json-schema';
+export type { ContractName, JsonSchema } from './json-schema';

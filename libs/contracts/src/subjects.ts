@@ -1,0 +1,203 @@
+import { z } from 'zod';
+
+/**
+ * Every NATS subject, stream, bucket and micro-service name of the system. No string-literal subject may appear
+ * outside this file. Subjects are dot-separated tokens under the `novelrag.` prefix; ids embedded in subjects must be
+ * valid subject tokens (see `SubjectToken`): the builders throw `InvalidSubjectTokenError` otherwise, because a dot
+ * or wildcard smuggled into a subject would address other goals.
+ */
+export const SUBJECT_PREFIX = 'novelrag';
+
+/** The four services (also their NATS connection names and health subjects). */
+export const SERVICE_NAMES = ['gateway', 'orchestrator', 'tool-runner', 'resource-service'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export const MAX_SUBJECT_TOKEN_CHARS = 128;
+
+/** One subject token: no dots, whitespace, control characters or wildcards (`*`, `>`), at most 128 characters. */
+export const SubjectToken = z
+  .string()
+  .regex(/^[^\s.*>\p{Cc}]{1,128}$/u, 'must be 1-128 characters without dots, whitespace, "*" or ">"');
+export type SubjectToken = z.infer<typeof SubjectToken>;
+
+export function isSubjectToken(value: unknown): value is SubjectToken {
+  return SubjectToken.safeParse(value).success;
+}
+
+/** Thrown by the subject builders when an embedded id is not a valid subject token. */
+export class InvalidSubjectTokenError extends Error {
+  readonly code = 'VALIDATION_FAILED' as const;
+  constructor(
+    readonly what: string,
+    readonly value: unknown,
+  ) {
+    super(`${what} is not a valid subject token: ${JSON.stringify(value)}`);
+    this.name = 'InvalidSubjectTokenError';
+  }
+}
+
+function token(what: string, value: string): string {
+  if (!isSubjectToken(value)) throw new InvalidSubjectTokenError(what, value);
+  return value;
+}
+
+function service(name: ServiceName): ServiceName {
+  if (!(SERVICE_NAMES as readonly string[]).includes(name))
+    throw new InvalidSubjectTokenError('service name', name);
+  return name;
+}
+
+const GOALS = `${SUBJECT_PREFIX}.goals`;
+const TOOLS = `${SUBJECT_PREFIX}.tools`;
+const RESOURCES = `${SUBJECT_PREFIX}.resources`;
+const TRACE = `${SUBJECT_PREFIX}.trace`;
+
+/** Request/reply subjects of the resource service (micro service `novelrag-resources`). */
+export const ResourceSubjects = {
+  find: `${RESOURCES}.find`,
+  search: `${RESOURCES}.search`,
+  segments: `${RESOURCES}.segments`,
+  apply: `${RESOURCES}.apply`,
+  relationships: `${RESOURCES}.relationships`,
+  aspectsList: `${RESOURCES}.aspects.list`,
+  aspectsCreate: `${RESOURCES}.aspects.create`,
+  aspectsRemove: `${RESOURCES}.aspects.remove`,
+  undo: `${RESOURCES}.undo`,
+  redo: `${RESOURCES}.redo`,
+  operations: `${RESOURCES}.operations`,
+  backlogAdd: `${RESOURCES}.backlog.add`,
+  backlogList: `${RESOURCES}.backlog.list`,
+  backlogRemove: `${RESOURCES}.backlog.remove`,
+  import: `${RESOURCES}.import`,
+  export: `${RESOURCES}.export`,
+} as const;
+export type ResourceSubject = (typeof ResourceSubjects)[keyof typeof ResourceSubjects];
+
+export const Subjects = {
+  /** Request/reply health probe answered by one instance of the service (micro endpoint, queue group). */
+  health: (name: ServiceName) => `${SUBJECT_PREFIX}.health.${service(name)}`,
+  /** Health probe of one specific instance (its id is a subject token). */
+  instanceHealth: (name: ServiceName, instanceId: string) =>
+    `${SUBJECT_PREFIX}.health.${service(name)}.${token('instance id', instanceId)}`,
+
+  /** JetStream: accepted goals (`GoalSubmission`), captured by the `GOALS` work-queue stream. */
+  goalSubmitted: `${GOALS}.submitted`,
+  /** Core event (`CancelRequest`); the KV flag `cancelRequested` makes it durable. */
+  goalCancel: (goalId: string) => `${GOALS}.${token('goal id', goalId)}.cancel`,
+  /** Any goal's cancel events (orchestrator subscription). */
+  goalCancelAll: `${GOALS}.*.cancel`,
+  /** Tool → orchestrator events (`RuntimeEvent`). */
+  goalRuntime: (goalId: string) => `${GOALS}.${token('goal id', goalId)}.runtime`,
+  goalRuntimeAll: `${GOALS}.*.runtime`,
+  /** Tool → orchestrator request/reply (`InteractionRequest` → `Reply<InteractionReply>`). */
+  goalInteract: (goalId: string) => `${GOALS}.${token('goal id', goalId)}.interact`,
+  goalInteractAll: `${GOALS}.*.interact`,
+  /** Gateway → orchestrator request/reply (`InteractionAnswer` → `Reply<{accepted: true}>`). */
+  interactionAnswer: (goalId: string, interactionId: string) =>
+    `${GOALS}.${token('goal id', goalId)}.interactions.${token('interaction id', interactionId)}.answer`,
+  interactionAnswerAll: `${GOALS}.*.interactions.*.answer`,
+
+  /** Request/reply to a tool endpoint (`ToolInvocation` → `ToolOutput`). */
+  toolInvoke: (tool: string) => `${TOOLS}.${token('tool name', tool)}.invoke`,
+  /** Every tool's invoke subject (discovery filters, permissions). */
+  toolInvokeAll: `${TOOLS}.*.invoke`,
+
+  resources: ResourceSubjects,
+  /** Event (`ResourcesChanged`) after every committed write. */
+  resourcesChanged: `${RESOURCES}.changed`,
+
+  /** Trace event of one goal (`TraceEvent`); `kind` may contain dots (`goal.accepted`). */
+  trace: (goalId: string, kind: string) => {
+    const tokens = kind.split('.');
+    tokens.forEach((t) => token('trace kind', t));
+    return `${TRACE}.${token('goal id', goalId)}.${kind}`;
+  },
+  /** All trace events of one goal (SSE replay filter). */
+  traceOfGoal: (goalId: string) => `${TRACE}.${token('goal id', goalId)}.>`,
+  traceAll: `${TRACE}.>`,
+} as const;
+
+/** Extracts the tool name from `novelrag.tools.<tool>.invoke`, or null when the subject is not a tool invoke subject. */
+export function toolFromInvokeSubject(subject: string): string | null {
+  const parts = subject.split('.');
+  if (parts.length !== 4 || `${parts[0]}.${parts[1]}` !== TOOLS || parts[3] !== 'invoke') return null;
+  const tool = parts[2];
+  return tool !== undefined && isSubjectToken(tool) ? tool : null;
+}
+
+/** Extracts the goal id from any `novelrag.goals.<id>.…` or `novelrag.trace.<id>.…` subject, or null. */
+export function goalIdFromSubject(subject: string): string | null {
+  const parts = subject.split('.');
+  if (parts[0] !== SUBJECT_PREFIX || (parts[1] !== 'goals' && parts[1] !== 'trace')) return null;
+  const id = parts[2];
+  return id !== undefined && id !== 'submitted' && isSubjectToken(id) ? id : null;
+}
+
+/** JetStream streams. Durations in ms (convert to ns for the server config). */
+export const Streams = {
+  /** Work queue of accepted goals; `Nats-Msg-Id` = goal id makes submission idempotent within the window. */
+  goals: {
+    name: 'GOALS',
+    subjects: [Subjects.goalSubmitted],
+    retention: 'workqueue',
+    duplicateWindowMs: 2 * 60_000,
+    /** Durable consumer of the orchestrators (all instances pull from the same one). */
+    consumer: 'orchestrator',
+  },
+  /** Every trace event, bounded by age and size, replayable for SSE `Last-Event-ID`. */
+  trace: {
+    name: 'TRACE',
+    subjects: [Subjects.traceAll],
+    retention: 'limits',
+    maxAgeMs: 7 * 24 * 60 * 60_000,
+    maxBytes: 1024 * 1024 * 1024,
+  },
+} as const;
+
+/** JetStream KV buckets. */
+export const Buckets = {
+  /** One key per goal (`GoalRecord`), key = goal id; updates use the revision (CAS). */
+  goals: 'goals',
+  /** Tool results by invocation id (`ToolOutput`), so a retried invocation is served, not re-run. Bucket-wide TTL. */
+  toolResults: 'tool-results',
+} as const;
+
+export const BucketTtls = {
+  toolResultsMs: 24 * 60 * 60_000,
+} as const;
+
+/** KV keys (KV keys allow `[-/_=.a-zA-Z0-9]`; ids are validated subject tokens of a narrower alphabet). */
+export const KvKeys = {
+  goal: (goalId: string) => token('goal id', goalId),
+  toolResult: (invocationId: string) => token('invocation id', invocationId),
+} as const;
+
+/** NATS micro service names (`A-Z a-z 0-9 - _` only). */
+export const MicroServiceNames = {
+  resources: 'novelrag-resources',
+  /** The built-in tool runner: one service, one endpoint per tool. */
+  tools: 'novelrag-tools',
+  /** Name for a third-party tool service: `novelrag-tools-<suffix>`. */
+  toolService: (suffix: string) => {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(suffix))
+      throw new InvalidSubjectTokenError('tool service suffix', suffix);
+    return `novelrag-tools-${suffix}`;
+  },
+} as const;
+
+/** Whether a micro service (from `$SRV.INFO`) hosts NovelRAG tools: `novelrag-tools` or `novelrag-tools-<suffix>`. */
+export function isToolServiceName(name: string): boolean {
+  return /^novelrag-tools(?:-[A-Za-z0-9_-]+)?$/.test(name);
+}
+
+/** Queue group of tool endpoints, so one runner answers each invocation. */
+export const TOOL_QUEUE_GROUP = 'novelrag-tools';
+
+/** Headers used on the bus. */
+export const BusHeaders = {
+  /** JetStream de-duplication id. */
+  msgId: 'Nats-Msg-Id',
+  /** Micro protocol error headers (set on error replies). */
+  serviceError: 'Nats-Service-Error',
+  serviceErrorCode: 'Nats-Service-Error-Code',
+} as const;

@@ -1,0 +1,235 @@
+import { z } from 'zod';
+import {
+  EpochMs,
+  GoalId,
+  InvocationId,
+  JsonObject,
+  Lang,
+  SCHEMA_VERSION,
+  SchemaVersion,
+  ThreadId,
+  ToolName,
+} from './common';
+import { ErrorEnvelope, describeIssues } from './errors';
+import { SubjectToken } from './subjects';
+
+/** Largest tool result text the runner passes on (larger ones become TOOL_OUTPUT_TOO_LARGE). */
+export const MAX_TOOL_RESULT_CHARS = 100_000;
+
+/** A NATS subject (dot-separated tokens, no wildcards): where a tool sends runtime events and interaction requests. */
+export const Subject = z
+  .string()
+  .max(512)
+  .refine(
+    (s) => s.split('.').every((t) => SubjectToken.safeParse(t).success),
+    'must be a NATS subject without wildcards',
+  );
+export type Subject = z.infer<typeof Subject>;
+
+/**
+ * Orchestrator → tool (request/reply on `novelrag.tools.<tool>.invoke`). `invocationId` is the idempotency key: a
+ * retried invocation carries the same id and must not apply its writes twice. The tool must answer before `deadline`.
+ */
+export const ToolInvocation = z.strictObject({
+  schemaVersion: SchemaVersion,
+  invocationId: InvocationId,
+  goalId: GoalId,
+  threadId: ThreadId.optional(),
+  step: z.number().int().nonnegative(),
+  tool: ToolName,
+  params: JsonObject,
+  deadline: EpochMs,
+  /** Where the tool publishes `RuntimeEvent`s. */
+  runtimeSubject: Subject,
+  /** Where the tool sends `InteractionRequest`s (request/reply). */
+  interactSubject: Subject,
+  lang: Lang.optional(),
+  /** 1 for the first attempt, incremented on retries with the same invocationId. */
+  attempt: z.number().int().min(1).max(100).optional(),
+});
+export type ToolInvocation = z.infer<typeof ToolInvocation>;
+
+// Third-party tools answer ToolOutput, so unknown keys are tolerated (kept) for forward compatibility.
+const outputExtras = {
+  durationMs: z.number().int().nonnegative().optional(),
+  /** True when the runner served a cached result for a repeated invocationId instead of running the tool again. */
+  replayed: z.boolean().optional(),
+};
+
+/** Tool → orchestrator: a text result the model reads, or an error envelope (a failed step, not an exception). */
+export const ToolOutput = z.discriminatedUnion('type', [
+  z.looseObject({
+    type: z.literal('result'),
+    result: z.string().max(MAX_TOOL_RESULT_CHARS),
+    ...outputExtras,
+  }),
+  z.looseObject({ type: z.literal('error'), error: ErrorEnvelope, ...outputExtras }),
+]);
+export type ToolOutput = z.infer<typeof ToolOutput>;
+
+/** The decoded metadata of a tool endpoint. */
+export const ToolMetadata = z.strictObject({
+  description: z.string().min(1).max(10_000),
+  prerequisites: z.string().max(10_000).optional(),
+  outputDescription: z.string().max(10_000).optional(),
+  /** JSON Schema of `params` (an object schema; `{}` means no parameters). */
+  inputSchema: JsonObject.refine(
+    (s) => s['type'] === undefined || s['type'] === 'object',
+    'input schema must describe an object (type "object")',
+  ),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(60 * 60_000)
+    .optional(),
+  /** The tool never writes. */
+  readOnly: z.boolean(),
+  /** The tool may delete or overwrite data (the orchestrator may ask for confirmation). */
+  destructive: z.boolean(),
+  /** Running it twice with the same params has the same effect as once. */
+  idempotent: z.boolean(),
+  schemaVersion: SchemaVersion,
+});
+export type ToolMetadata = z.infer<typeof ToolMetadata>;
+
+/** The string keys of a tool endpoint's NATS micro metadata (`Record<string,string>`). */
+export const TOOL_METADATA_KEYS = {
+  description: 'description',
+  prerequisites: 'prerequisites',
+  outputDescription: 'output_description',
+  inputSchema: 'input_schema',
+  timeoutMs: 'timeout_ms',
+  readOnly: 'read_only',
+  destructive: 'destructive',
+  idempotent: 'idempotent',
+  schemaVersion: 'schema_version',
+} as const satisfies Record<keyof ToolMetadata, string>;
+
+/** The encoded form: what a tool registers as endpoint metadata (third parties write this by hand). */
+export const EncodedToolMetadata = z.looseObject({
+  description: z.string(),
+  prerequisites: z.string().optional(),
+  output_description: z.string().optional(),
+  input_schema: z.string(),
+  timeout_ms: z.string().optional(),
+  read_only: z.string().optional(),
+  destructive: z.string().optional(),
+  idempotent: z.string().optional(),
+  schema_version: z.string().optional(),
+});
+export type EncodedToolMetadata = z.infer<typeof EncodedToolMetadata>;
+
+/** Thrown by `decodeToolMetadata`; the message names the key and what is wrong with it. */
+export class ToolMetadataError extends Error {
+  readonly code = 'VALIDATION_FAILED' as const;
+  constructor(
+    message: string,
+    readonly key?: string,
+  ) {
+    super(message);
+    this.name = 'ToolMetadataError';
+  }
+}
+
+export function encodeToolMetadata(meta: ToolMetadata): Record<string, string> {
+  const k = TOOL_METADATA_KEYS;
+  const out: Record<string, string> = {
+    [k.description]: meta.description,
+    [k.inputSchema]: JSON.stringify(meta.inputSchema),
+    [k.readOnly]: String(meta.readOnly),
+    [k.destructive]: String(meta.destructive),
+    [k.idempotent]: String(meta.idempotent),
+    [k.schemaVersion]: String(meta.schemaVersion),
+  };
+  if (meta.prerequisites !== undefined) out[k.prerequisites] = meta.prerequisites;
+  if (meta.outputDescription !== undefined) out[k.outputDescription] = meta.outputDescription;
+  if (meta.timeoutMs !== undefined) out[k.timeoutMs] = String(meta.timeoutMs);
+  return out;
+}
+
+function parseBoolean(record: Record<string, string>, key: string, fallback: boolean): boolean {
+  const raw = record[key];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new ToolMetadataError(`metadata "${key}" must be "true" or "false", got ${JSON.stringify(raw)}`, key);
+}
+
+function parseInteger(record: Record<string, string>, key: string): number | undefined {
+  const raw = record[key];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw.trim()))
+    throw new ToolMetadataError(
+      `metadata "${key}" must be a non-negative integer, got ${JSON.stringify(raw)}`,
+      key,
+    );
+  return Number(raw.trim());
+}
+
+/**
+ * Decodes endpoint metadata into `ToolMetadata`. Missing booleans default to false (nothing is promised: not
+ * read-only, not idempotent; `destructive` false so third-party tools are not blocked by default confirmations);
+ * a missing `schema_version` means the current one.
+ * @throws ToolMetadataError naming the key when a value is missing, not valid JSON, not a boolean/integer, or the
+ * result violates `ToolMetadata`.
+ */
+export function decodeToolMetadata(record: Record<string, string>): ToolMetadata {
+  const k = TOOL_METADATA_KEYS;
+  const description = record[k.description];
+  if (description === undefined || description.trim() === '')
+    throw new ToolMetadataError(`metadata "${k.description}" is required`, k.description);
+  const rawSchema = record[k.inputSchema];
+  if (rawSchema === undefined)
+    throw new ToolMetadataError(`metadata "${k.inputSchema}" is required`, k.inputSchema);
+  let inputSchema: unknown;
+  try {
+    inputSchema = JSON.parse(rawSchema);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ToolMetadataError(`metadata "${k.inputSchema}" is not valid JSON: ${reason}`, k.inputSchema);
+  }
+  const version = parseInteger(record, k.schemaVersion) ?? SCHEMA_VERSION;
+  const candidate = {
+    description,
+    prerequisites: record[k.prerequisites] || undefined,
+    outputDescription: record[k.outputDescription] || undefined,
+    inputSchema,
+    timeoutMs: parseInteger(record, k.timeoutMs),
+    readOnly: parseBoolean(record, k.readOnly, false),
+    destructive: parseBoolean(record, k.destructive, false),
+    idempotent: parseBoolean(record, k.idempotent, false),
+    schemaVersion: version,
+  };
+  const parsed = ToolMetadata.safeParse(candidate);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const field = first?.path[0];
+    const key = typeof field === 'string' && field in k ? k[field as keyof typeof k] : undefined;
+    throw new ToolMetadataError(`invalid tool metadata: ${describeIssues(parsed.error)}`, key);
+  }
+  return parsed.data;
+}
+
+/** A tool as the orchestrator sees it after discovery. `available` is false when no instance answered lately. */
+export const ToolDescriptor = z.strictObject({
+  name: ToolName,
+  subject: Subject,
+  metadata: ToolMetadata,
+  available: z.boolean(),
+  /** The micro service that hosts it (name, version) when discovered via `$SRV.INFO`. */
+  service: z.strictObject({ name: z.string(), version: z.string() }).optional(),
+});
+export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
+
+/** A tool result cached by invocation id (KV bucket `tool-results`). */
+export const ToolResultRecord = z.strictObject({
+  schemaVersion: SchemaVersion,
+  invocationId: InvocationId,
+  goalId: GoalId,
+  tool: ToolName,
+  output: ToolOutput,
+  recordedAt: z.iso.datetime({ offset: true }),
+});
+export type ToolResultRecord = z.infer<typeof ToolResultRecord>;

@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import {
+  ActionDecision,
+  DiscoveryPlan,
+  PursuitAssessment,
+  RefinementDecision,
+  RefinementPlan,
+  ResolutionStatus,
+} from './agent-loop';
+import {
+  EpochMs,
+  GoalId,
+  InteractionId,
+  InvocationId,
+  JsonObject,
+  Label,
+  Lang,
+  SchemaVersion,
+  Text,
+  ThreadId,
+  Timestamp,
+  ToolName,
+} from './common';
+import { ErrorEnvelope } from './errors';
+import { GoalStatus } from './goal-status';
+import {
+  GoalLimits,
+  GoalOutcome,
+  GoalSource,
+  InteractionAnswerBody,
+  LimitHit,
+  PendingInteraction,
+  StepStatus,
+} from './goals';
+import { RuntimeEvent } from './runtime';
+
+/**
+ * Everything the orchestrator decides, published on `novelrag.trace.<goalId>.<kind>` and kept by the `TRACE` stream.
+ * One union discriminated on `kind`. `seq` increases by one per event of a goal (gaps mean lost events), so consumers
+ * can order and de-duplicate across redeliveries. Consumers must ignore unknown keys (objects strip them).
+ */
+const base = {
+  schemaVersion: SchemaVersion,
+  goalId: GoalId,
+  threadId: ThreadId.optional(),
+  seq: z.number().int().nonnegative(),
+  at: Timestamp,
+  /** The step (0-based) the event belongs to, when it belongs to one. */
+  step: z.number().int().nonnegative().optional(),
+};
+/** Discovery round within a step (1-based), for the loop phases. */
+const iteration = z.number().int().min(1);
+
+const event = <K extends string, S extends z.ZodRawShape>(kind: K, shape: S) =>
+  z.object({ ...base, kind: z.literal(kind), ...shape });
+
+export const GoalAcceptedEvent = event('goal.accepted', {
+  source: GoalSource,
+  request: Text.nullable(),
+  goal: Text.nullable(),
+  lang: Lang.nullable(),
+  limits: GoalLimits,
+});
+export const GoalStartedEvent = event('goal.started', {
+  /** JetStream delivery count: > 1 means the goal resumed after a crash or redelivery. */
+  attempt: z.number().int().min(1),
+  resumedFromStep: z.number().int().nonnegative().optional(),
+  goal: Text,
+});
+export const GoalStatusChangedEvent = event('goal.status_changed', {
+  from: GoalStatus,
+  to: GoalStatus,
+  reason: Text.optional(),
+});
+export const GoalCompletedEvent = event('goal.completed', { outcome: GoalOutcome });
+export const GoalFailedEvent = event('goal.failed', {
+  outcome: GoalOutcome,
+  error: ErrorEnvelope.optional(),
+});
+export const GoalCancelledEvent = event('goal.cancelled', {
+  outcome: GoalOutcome,
+  requestedBy: Label.optional(),
+});
+export const AssessmentEvent = event('assessment', {
+  assessment: PursuitAssessment,
+  /** Set when a refinement verdict replaced the assessment inside the loop. */
+  iteration: iteration.optional(),
+});
+export const DiscoveryPlanEvent = event('discovery.plan', { iteration, plan: DiscoveryPlan });
+export const RefinementPlanEvent = event('refinement.plan', { iteration, plan: RefinementPlan });
+export const ContextUpdatedEvent = event('context.updated', {
+  iteration,
+  segments: z.number().int().nonnegative(),
+  excludedUris: z.number().int().nonnegative(),
+  nonexistentUris: z.number().int().nonnegative(),
+  searches: z.number().int().nonnegative(),
+  expandedTools: z.array(ToolName),
+});
+export const DecisionEvent = event('decision', { iteration, decision: ActionDecision });
+export const AnalysisVerdictEvent = event('analysis.verdict', { iteration, verdict: RefinementDecision });
+export const OperationDispatchedEvent = event('operation.dispatched', {
+  invocationId: InvocationId,
+  tool: ToolName,
+  params: JsonObject,
+  reason: Text,
+  deadline: EpochMs,
+  attempt: z.number().int().min(1),
+});
+export const OperationOutcomeEvent = event('operation.outcome', {
+  invocationId: InvocationId,
+  tool: ToolName,
+  status: StepStatus,
+  result: Text.optional(),
+  error: ErrorEnvelope.optional(),
+  durationMs: z.number().int().nonnegative(),
+  replayed: z.boolean().optional(),
+});
+export const InteractionRequestedEvent = event('interaction.requested', { interaction: PendingInteraction });
+export const InteractionAnsweredEvent = event('interaction.answered', {
+  interactionId: InteractionId,
+  answer: InteractionAnswerBody,
+  answeredBy: Label.optional(),
+});
+export const InteractionTimedOutEvent = event('interaction.timed_out', { interactionId: InteractionId });
+export const RuntimeTraceEvent = event('runtime', { event: RuntimeEvent });
+export const LlmCallEvent = event('llm.call', {
+  /** The phase or tool step that called (`pursuit_assessment`, `context_discovery`, `action_decision`, …). */
+  purpose: Label,
+  model: Label,
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  latencyMs: z.number().int().nonnegative(),
+  attempts: z.number().int().min(1),
+  ok: z.boolean(),
+  error: ErrorEnvelope.optional(),
+});
+export const ResolutionEvent = event('resolution', {
+  status: ResolutionStatus,
+  response: Text,
+  reason: Text,
+});
+export const LimitHitEvent = event('limit.hit', {
+  limit: LimitHit,
+  /** The configured bound and the value reached. */
+  max: z.number().nonnegative(),
+  value: z.number().nonnegative(),
+});
+
+export const TraceEvent = z.discriminatedUnion('kind', [
+  GoalAcceptedEvent,
+  GoalStartedEvent,
+  GoalStatusChangedEvent,
+  GoalCompletedEvent,
+  GoalFailedEvent,
+  GoalCancelledEvent,
+  AssessmentEvent,
+  DiscoveryPlanEvent,
+  RefinementPlanEvent,
+  ContextUpdatedEvent,
+  DecisionEvent,
+  AnalysisVerdictEvent,
+  OperationDispatchedEvent,
+  OperationOutcomeEvent,
+  InteractionRequestedEvent,
+  InteractionAnsweredEvent,
+  InteractionTimedOutEvent,
+  RuntimeTraceEvent,
+  LlmCallEvent,
+  ResolutionEvent,
+  LimitHitEvent,
+]);
+export type TraceEvent = z.infer<typeof TraceEvent>;
+export type TraceKind = TraceEvent['kind'];
+/** One trace event variant by kind, e.g. `TraceEventOf<'decision'>`. */
+export type TraceEventOf<K extends TraceKind> = Extract<TraceEvent, { kind: K }>;
+
+export const TRACE_KINDS = TraceEvent.options.map((o) => o.shape.kind.value) as readonly TraceKind[];
+export const TraceKind = z.enum(TRACE_KINDS as [TraceKind, ...TraceKind[]]);
+
+/** Trace kinds after which no further event of the goal follows. */
+export const FINAL_TRACE_KINDS: readonly TraceKind[] = ['goal.completed', 'goal.failed', 'goal.cancelled'];

@@ -1,0 +1,108 @@
+import { ConfigError } from '@novelrag/agenturn';
+import { z } from 'zod';
+import { OpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model';
+import { OpenAIEmbeddings, type OpenAIEmbeddingsOptions } from './openai-embeddings';
+
+/** Unset and empty are the same thing in environments (`OPENAI_API_KEY=` in a compose file). */
+const optionalString = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+  z.string().optional(),
+);
+
+const positiveInt = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+  z.coerce.number().int().positive().optional(),
+);
+
+const PURPOSE_MODEL = /^\s*([a-z][a-z0-9_-]*)\s*=\s*([^,=\s]+)\s*$/;
+
+/** `purpose=model,purpose=model` → record; rejects entries that are not `name=model`. */
+const purposeModels = optionalString.transform((value, ctx) => {
+  const out: Record<string, string> = {};
+  if (value === undefined) return out;
+  for (const entry of value.split(',').filter((e) => e.trim() !== '')) {
+    const m = PURPOSE_MODEL.exec(entry);
+    if (!m?.[1] || !m[2]) {
+      ctx.addIssue({ code: 'custom', message: 'expected a comma-separated list of purpose=model entries' });
+      return z.NEVER;
+    }
+    out[m[1]] = m[2];
+  }
+  return out;
+});
+
+/** The LLM part of a service's environment. Parse it once at boot with `parseLlmEnv`. */
+export const LlmEnv = z.object({
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  /** Default chat model. */
+  NOVELRAG_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini'),
+  /** Per-purpose overrides: `decide=gpt-4o,assess=gpt-4o-mini`. */
+  NOVELRAG_MODELS: purposeModels,
+  NOVELRAG_LLM_MODE: optionalString
+    .pipe(z.enum(['json_schema', 'json_object']).optional())
+    .transform((v) => v ?? 'json_schema'),
+  NOVELRAG_LLM_TIMEOUT_MS: positiveInt.transform((v) => v ?? 60_000),
+  NOVELRAG_EMBEDDING_MODEL: optionalString,
+  NOVELRAG_EMBEDDING_DIMENSIONS: positiveInt,
+});
+export type LlmEnv = z.infer<typeof LlmEnv>;
+
+/**
+ * Parses the LLM variables of `env`. Throws `ConfigError` naming each bad variable and why; values are never echoed
+ * (one of them is the API key).
+ */
+export function parseLlmEnv(env: Readonly<Record<string, string | undefined>> = process.env): LlmEnv {
+  const result = LlmEnv.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((i) => `${i.path.map(String).join('.') || '(env)'}: ${i.message}`);
+  throw new ConfigError(`invalid LLM configuration: ${problems.join('; ')}`, {
+    details: { variables: result.error.issues.map((i) => i.path.map(String).join('.')) },
+  });
+}
+
+/** True when the environment points at a provider (a key for OpenAI, or a base URL for a local server). */
+export function hasLlmProvider(config: LlmEnv): boolean {
+  return config.OPENAI_API_KEY !== undefined || config.OPENAI_BASE_URL !== undefined;
+}
+
+/**
+ * The OpenAI chat model the environment describes, or `null` when no provider is configured (the caller then decides
+ * on the scripted model, and says so). `overrides` adds what the environment does not carry (usage hook, retries).
+ */
+export function createChatModelFromEnv(
+  env: LlmEnv,
+  overrides: Partial<Omit<OpenAIChatModelOptions, 'models'>> = {},
+): OpenAIChatModel | null {
+  if (!hasLlmProvider(env)) return null;
+  return new OpenAIChatModel({
+    ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+    ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+    models: { default: env.NOVELRAG_MODEL, byPurpose: env.NOVELRAG_MODELS },
+    structuredMode: env.NOVELRAG_LLM_MODE,
+    timeoutMs: env.NOVELRAG_LLM_TIMEOUT_MS,
+    ...overrides,
+  });
+}
+
+/**
+ * The OpenAI embedder the environment describes, or `null` when no provider or no `NOVELRAG_EMBEDDING_MODEL` is set
+ * (the resource-service then uses its local embedder). Throws `ConfigError` when the model's size is unknown and
+ * `NOVELRAG_EMBEDDING_DIMENSIONS` is missing.
+ */
+export function createEmbedderFromEnv(
+  env: LlmEnv,
+  overrides: Partial<Omit<OpenAIEmbeddingsOptions, 'model'>> = {},
+): OpenAIEmbeddings | null {
+  if (!hasLlmProvider(env) || env.NOVELRAG_EMBEDDING_MODEL === undefined) return null;
+  return new OpenAIEmbeddings({
+    ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
+    ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+    model: env.NOVELRAG_EMBEDDING_MODEL,
+    ...(env.NOVELRAG_EMBEDDING_DIMENSIONS === undefined
+      ? {}
+      : { dimensions: env.NOVELRAG_EMBEDDING_DIMENSIONS }),
+    timeoutMs: env.NOVELRAG_LLM_TIMEOUT_MS,
+    ...overrides,
+  });
+}

@@ -1,0 +1,289 @@
+import {
+  AgenturnError,
+  CancelledError,
+  type ChatCallOptions,
+  type ChatMessage,
+  type ChatModel,
+  type ChatResult,
+  type ChatUsage,
+  ConfigError,
+  ModelOutputError,
+  type StructuredCallOptions,
+  type ToolCallOptions,
+  type ToolCallReply,
+  type ToolChoice,
+} from '@novelrag/agenturn';
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
+import { SCHEMA_NAME_PATTERN, toProviderJsonSchema } from './json-schema';
+import { mapOpenAIError, outcomeOf } from './openai-errors';
+import {
+  type Interpretation,
+  interpretStructured,
+  interpretText,
+  interpretToolCalls,
+} from './reply-interpretation';
+import {
+  type LlmCallKind,
+  type LlmCallOutcome,
+  type LlmUsageHook,
+  ZERO_USAGE,
+  addUsage,
+  emitUsage,
+  fromProviderUsage,
+} from './usage';
+
+/** How structured output is requested from the provider. */
+export type StructuredMode = 'json_schema' | 'json_object';
+
+/** Model names: one default and optional overrides per call purpose (`assess`, `decide`, `translate`, ...). */
+export interface ModelSelection {
+  readonly default: string;
+  readonly byPurpose?: Readonly<Record<string, string>>;
+}
+
+export interface OpenAIChatModelOptions {
+  /** Any OpenAI-compatible endpoint (OpenAI, Azure's /openai/v1, vLLM, Ollama, llama.cpp); SDK default when absent. */
+  readonly baseURL?: string;
+  /** Required by the SDK even for servers that ignore it; a placeholder is used when absent. */
+  readonly apiKey?: string;
+  readonly models: ModelSelection;
+  /**
+   * `json_schema` (default): provider-side strict structured output. `json_object`: for servers without strict
+   * json_schema; the schema goes into a system message and the answer is validated here as always.
+   */
+  readonly structuredMode?: StructuredMode;
+  /** Deadline of one model request including the SDK's transport retries (default 60 s). */
+  readonly timeoutMs?: number;
+  /** SDK transport retries for connection errors, 408/409/429/5xx (default 2, as the SDK). */
+  readonly maxRetries?: number;
+  /** Further attempts after an invalid answer, with the problem fed back (default 2). */
+  readonly validationRetries?: number;
+  readonly temperature?: number;
+  /** Usage and outcome of every call (never content). */
+  readonly onUsage?: LlmUsageHook;
+  /** Test seam: replaces the SDK's fetch. */
+  readonly fetch?: typeof fetch;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_VALIDATION_RETRIES = 2;
+/** Servers such as Ollama or vLLM ignore the key but the SDK refuses to start without one. */
+const PLACEHOLDER_API_KEY = 'not-needed';
+
+function toProviderMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m) => ({ role: m.role, content: m.content }));
+}
+
+function toProviderToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
+  if (typeof choice === 'object') return { type: 'function', function: { name: choice.name } };
+  return choice;
+}
+
+/** Puts an extra system message right after the leading system messages (where the directive and template are). */
+function withSystemNote(messages: ChatCompletionMessageParam[], note: string): ChatCompletionMessageParam[] {
+  const at = messages.findIndex((m) => m.role !== 'system');
+  const index = at === -1 ? messages.length : at;
+  return [...messages.slice(0, index), { role: 'system', content: note }, ...messages.slice(index)];
+}
+
+type RequestBody = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'messages'>;
+
+/**
+ * `ChatModel` over the OpenAI Chat Completions API (`chat.completions.create`), usable with any compatible server.
+ *
+ * Every answer is parsed and validated here (also in `json_schema` mode: local servers may not enforce it). An invalid
+ * answer is retried up to `validationRetries` times with the problem fed back, then rejected with `ModelOutputError`.
+ * `timeoutMs` bounds each request (transport retries included); validation retries get a fresh budget. Errors follow
+ * the `ChatModel` contract; messages and usage events never contain prompts, outputs or the key.
+ */
+export class OpenAIChatModel implements ChatModel {
+  private readonly client: OpenAI;
+  private readonly structuredMode: StructuredMode;
+  private readonly timeoutMs: number;
+  private readonly validationRetries: number;
+  /** Provider JSON Schemas by zod schema: the conversion walks the whole schema and the same schemas recur. */
+  private readonly jsonSchemas = new WeakMap<object, Record<string, unknown>>();
+
+  constructor(private readonly options: OpenAIChatModelOptions) {
+    if (!options.models.default) throw new ConfigError('OpenAIChatModel needs a default model name');
+    this.structuredMode = options.structuredMode ?? 'json_schema';
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.validationRetries = options.validationRetries ?? DEFAULT_VALIDATION_RETRIES;
+    if (!(this.timeoutMs > 0)) throw new ConfigError('OpenAIChatModel timeoutMs must be positive');
+    if (!(this.validationRetries >= 0))
+      throw new ConfigError('OpenAIChatModel validationRetries must be >= 0');
+    this.client = new OpenAI({
+      apiKey: options.apiKey || PLACEHOLDER_API_KEY,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      maxRetries: options.maxRetries ?? 2,
+      timeout: this.timeoutMs,
+      // The SDK's debug log prints request bodies; prompts must not reach logs.
+      logLevel: 'off',
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  /** The model name a purpose maps to. */
+  modelFor(purpose: string): string {
+    return this.options.models.byPurpose?.[purpose] ?? this.options.models.default;
+  }
+
+  async structured<T>(options: StructuredCallOptions<T>): Promise<ChatResult<T>> {
+    if (!SCHEMA_NAME_PATTERN.test(options.schemaName)) {
+      throw new ConfigError(`schema name "${options.schemaName}" must match ${SCHEMA_NAME_PATTERN.source}`);
+    }
+    let schema = this.jsonSchemas.get(options.schema);
+    if (!schema) {
+      schema = toProviderJsonSchema(options.schema, options.schemaName);
+      this.jsonSchemas.set(options.schema, schema);
+    }
+    let messages = toProviderMessages(options.messages);
+    let body: RequestBody;
+    if (this.structuredMode === 'json_schema') {
+      body = {
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: options.schemaName, schema, strict: true },
+        },
+      };
+    } else {
+      messages = withSystemNote(
+        messages,
+        `Answer with one JSON object only (no prose, no Markdown) that is valid against this JSON Schema ` +
+          `named "${options.schemaName}":\n${JSON.stringify(schema)}`,
+      );
+      body = { response_format: { type: 'json_object' } };
+    }
+    return this.run('structured', options, messages, body, (m) => interpretStructured(m, options.schema));
+  }
+
+  async callTools(options: ToolCallOptions): Promise<ChatResult<ToolCallReply>> {
+    if (options.tools.length === 0) throw new ConfigError('callTools needs at least one tool');
+    const { toolChoice } = options;
+    if (typeof toolChoice === 'object' && !options.tools.some((t) => t.name === toolChoice.name)) {
+      throw new ConfigError(`toolChoice names "${toolChoice.name}", which is not among the offered tools`);
+    }
+    const body: RequestBody = {
+      tools: options.tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: { ...t.parameters } },
+      })),
+      tool_choice: toProviderToolChoice(toolChoice),
+    };
+    return this.run('tools', options, toProviderMessages(options.messages), body, (m) =>
+      interpretToolCalls(m, options.tools, toolChoice),
+    );
+  }
+
+  async text(options: ChatCallOptions): Promise<ChatResult<string>> {
+    return this.run('text', options, toProviderMessages(options.messages), {}, interpretText);
+  }
+
+  /** The attempt loop shared by the three call kinds: request, interpret, feed problems back, give up. */
+  private async run<T>(
+    kind: LlmCallKind,
+    call: ChatCallOptions,
+    initialMessages: ChatCompletionMessageParam[],
+    body: RequestBody,
+    interpret: (message: ChatCompletion['choices'][number]['message']) => Interpretation<T>,
+  ): Promise<ChatResult<T>> {
+    const started = Date.now();
+    let model = this.modelFor(call.purpose);
+    const requestedModel = model;
+    const timeoutMs = call.timeoutMs ?? this.timeoutMs;
+    let usage: ChatUsage = ZERO_USAGE;
+    let attempts = 0;
+    let messages = initialMessages;
+    const report = (outcome: LlmCallOutcome, errorCode?: string) =>
+      emitUsage(this.options.onUsage, {
+        kind,
+        purpose: call.purpose,
+        model,
+        outcome,
+        usage,
+        latencyMs: Date.now() - started,
+        attempts,
+        ...(errorCode ? { errorCode } : {}),
+      });
+    try {
+      for (;;) {
+        attempts += 1;
+        const completion = await this.request(call, timeoutMs, {
+          ...body,
+          model: requestedModel,
+          messages,
+          ...(this.options.temperature === undefined ? {} : { temperature: this.options.temperature }),
+        });
+        usage = addUsage(usage, fromProviderUsage(completion.usage));
+        if (completion.model) model = completion.model;
+        const message = completion.choices[0]?.message;
+        const result: Interpretation<T> = message
+          ? interpret(message)
+          : {
+              ok: false,
+              reason: 'no choices in the answer',
+              issues: [],
+              rawOutputLength: 0,
+              retryMessages: [],
+            };
+        if (result.ok) {
+          report('ok');
+          return { value: result.value, model, usage, latencyMs: Date.now() - started, attempts };
+        }
+        if (attempts > this.validationRetries) {
+          throw new ModelOutputError({
+            issues: result.issues,
+            rawOutputLength: result.rawOutputLength,
+            attempts,
+            purpose: call.purpose,
+            reason: result.reason,
+          });
+        }
+        messages = [...messages, ...result.retryMessages];
+      }
+    } catch (err) {
+      const mapped =
+        err instanceof AgenturnError
+          ? err
+          : mapOpenAIError(err, {
+              purpose: call.purpose,
+              timeoutMs,
+              deadlineFired: false,
+              operation: 'chat',
+            });
+      report(outcomeOf(mapped), mapped.code);
+      throw mapped;
+    }
+  }
+
+  /** One request, bounded by `timeoutMs` (transport retries included) and the caller's signal. */
+  private async request(
+    call: ChatCallOptions,
+    timeoutMs: number,
+    params: ChatCompletionCreateParamsNonStreaming,
+  ): Promise<ChatCompletion> {
+    if (call.signal?.aborted) throw new CancelledError(`model call (${call.purpose}) cancelled`);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal;
+    try {
+      return await this.client.chat.completions.create(params, { signal, timeout: timeoutMs });
+    } catch (err) {
+      throw mapOpenAIError(err, {
+        purpose: call.purpose,
+        timeoutMs,
+        deadlineFired: deadline.signal.aborted,
+        operation: 'chat',
+        ...(call.signal ? { callerSignal: call.signal } : {}),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import type { ChatUsage } from '@novelrag/agenturn';
+
+/** Which adapter operation an event describes. */
+export type LlmCallKind = 'structured' | 'tools' | 'text' | 'embeddings';
+
+/** How a model call ended, as reported to the usage hook. */
+export type LlmCallOutcome = 'ok' | 'invalid_output' | 'timeout' | 'cancelled' | 'unavailable';
+
+/**
+ * One finished adapter call, for metrics and cost accounting. Carries no prompt, no output and no key: only what the
+ * call was for, which model served it and what it cost.
+ */
+export interface LlmUsageEvent {
+  readonly kind: LlmCallKind;
+  readonly purpose: string;
+  readonly model: string;
+  readonly outcome: LlmCallOutcome;
+  /** Summed over validation retries. */
+  readonly usage: ChatUsage;
+  readonly latencyMs: number;
+  /** Model requests made (validation retries included, SDK transport retries not). */
+  readonly attempts: number;
+  /** The error code when `outcome` is not `ok`. */
+  readonly errorCode?: string;
+}
+
+/** Receives usage events; must not throw (a throwing hook is ignored so accounting can never fail a call). */
+export type LlmUsageHook = (event: LlmUsageEvent) => void;
+
+export const ZERO_USAGE: ChatUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+export function addUsage(a: ChatUsage, b: ChatUsage): ChatUsage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** Maps the provider's snake_case usage (absent on some compatible servers) to ours. */
+export function fromProviderUsage(
+  usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined,
+): ChatUsage {
+  const promptTokens = usage?.prompt_tokens ?? 0;
+  const completionTokens = usage?.completion_tokens ?? 0;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: usage?.total_tokens ?? promptTokens + completionTokens,
+  };
+}
+
+export function emitUsage(hook: LlmUsageHook | undefined, event: LlmUsageEvent): void {
+  if (!hook) return;
+  try {
+    hook(event);
+  } catch {
+    // Accounting must never turn a successful call into a failure.
+  }
+}

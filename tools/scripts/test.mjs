@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// The README's test command: lint, typecheck, then every Jest tier (unit, integration, e2e) in one run.
+// Extra arguments go to Jest (e.g. `npm test -- --selectProjects unit`). Set SKIP_STATIC=1 to run only Jest.
+import { spawnSync } from 'node:child_process';
+import { ensureEnv, root, bin } from './ensure-env.mjs';
+
+ensureEnv(import.meta.url);
+
+function step(title, cmd, args, env = {}) {
+  console.log(`\n=== ${title} ===`);
+  const started = Date.now();
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (r.status !== 0) {
+    console.error(`\n${title} failed (exit ${r.status ?? r.signal}) after ${secs}s`);
+    process.exit(r.status ?? 1);
+  }
+  console.log(`--- ${title}: ok in ${secs}s`);
+}
+
+const jestArgs = process.argv.slice(2);
+if (!process.env.SKIP_STATIC) {
+  // The module-boundary lint rule reads Nx's cached project graph: compute it first.
+  step('project graph', bin('nx'), ['show', 'projects'], { NX_DAEMON: 'false' });
+  step('lint', bin('eslint'), ['.', '--max-warnings=0']);
+  step('format', bin('prettier'), ['--check', '.', '--log-level', 'warn']);
+  step('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+}
+step('jest', process.execPath, [
+  '--experimental-vm-modules',
+  '--no-warnings=ExperimentalWarning',
+  bin('jest'),
+  ...jestArgs,
+]);
