@@ -83,6 +83,7 @@ export type {
   WriteOptions,
   ApplyOutcome,
   UndoRedoOutcome,
+  ExecuteOutcome,
   SearchResult,
   RepositoryOptions,
 } from './repository';

@@ -130,7 +130,41 @@ describe('ResourceRepository: undo / redo', () => {
       count: 0,
       descriptions: [],
       message: 'Nothing to redo',
+      uris: [],
     });
+  });
+
+  it('executes mixed actions atomically as one undo group', async () => {
+    const { repo } = await setup();
+    const before = repo.snapshot();
+    const outcome = await repo.execute([
+      {
+        method: 'add_aspect',
+        name: 'weapon',
+        config: { children_keys: [] },
+        elements: [{ id: 'sword', name: '青锋' }],
+      },
+      {
+        method: 'update_relationships',
+        source_uri: '/character/lin',
+        target_uri: '/weapon/sword',
+        relationships: ['owns'],
+      },
+      { method: 'apply', op: { target: 'property', resource_uri: '/weapon/sword', data: { sharp: true } } },
+    ]);
+    expect(outcome.inverses.map((a) => a.method)).toEqual(['remove_aspect', 'update_relationships', 'apply']);
+    expect(outcome.uris).toEqual(expect.arrayContaining(['/weapon', '/character/lin']));
+    expect(repo.find('/weapon/sword')).toMatchObject({ kind: 'element' });
+    expect(await repo.undo()).toMatchObject({ performed: true, count: 3 });
+    expect(repo.snapshot()).toEqual(before);
+    // A failing action rolls back the ones before it.
+    await expect(
+      repo.execute([
+        { method: 'add_aspect', name: 'weapon', config: { children_keys: [] }, elements: [] },
+        { method: 'remove_aspect', name: 'no_such_aspect' },
+      ]),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(repo.snapshot()).toEqual(before);
   });
 
   it('writes sharing an explicit group are undone together', async () => {

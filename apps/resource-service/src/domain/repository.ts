@@ -9,6 +9,7 @@ import {
   type AspectConfig,
   aspectFromConfig,
   type Operation,
+  parseAction,
   parseAspectConfig,
   parseOperation,
   type ReversibleAction,
@@ -39,6 +40,13 @@ export interface ApplyOutcome {
   readonly uris: string[];
 }
 
+export interface ExecuteOutcome {
+  /** The inverse of each action, in application order. */
+  readonly inverses: ReversibleAction[];
+  readonly group: string | null;
+  readonly uris: string[];
+}
+
 export interface UndoRedoOutcome {
   readonly action: 'undo' | 'redo';
   /** False when the stack was empty. */
@@ -46,6 +54,8 @@ export interface UndoRedoOutcome {
   readonly count: number;
   readonly descriptions: string[];
   readonly message: string;
+  /** Every URI the replayed actions touched. */
+  readonly uris: string[];
 }
 
 export interface SearchResult {
@@ -142,6 +152,25 @@ export class ResourceRepository {
       const inverses = tx.inverses.map(
         (inverse) => (inverse as Extract<ReversibleAction, { method: 'apply' }>).op,
       );
+      return { inverses, group, uris: [...tx.subjects] };
+    });
+  }
+
+  /**
+   * Executes reversible actions of any kind (operations, relationships, aspect create/remove) atomically, recording
+   * their inverses as one undo group. Returns the inverses in application order and every URI touched. Throws
+   * VALIDATION_FAILED (details.operationIndex says which action) and the tree errors of the failing action.
+   */
+  async execute(actions: readonly unknown[], options: WriteOptions = {}): Promise<ExecuteOutcome> {
+    const parsed = actions.map((action, index) =>
+      withOperationIndex(index, actions.length, () => parseAction(action)),
+    );
+    return this.write('apply', (tx) => {
+      const inverses = parsed.map((action, index) =>
+        withOperationIndex(index, parsed.length, () => tx.execute(action)),
+      );
+      const group = options.group ?? (parsed.length > 1 ? this.newId() : null);
+      for (const inverse of inverses) this.undoLog.record(inverse, group);
       return { inverses, group, uris: [...tx.subjects] };
     });
   }
@@ -295,6 +324,7 @@ export class ResourceRepository {
           count: 0,
           descriptions: [],
           message: `Nothing to ${which}`,
+          uris: [],
         };
       }
       const message = `${which === 'undo' ? 'Undid' : 'Redid'} ${result.count} action(s): ${result.descriptions.join('; ')}`;
@@ -304,6 +334,7 @@ export class ResourceRepository {
         count: result.count,
         descriptions: result.descriptions,
         message,
+        uris: [...tx.subjects],
       };
     });
   }

@@ -1,30 +1,26 @@
+import type { AspectDump, ElementInput, JsonObject } from '@novelrag/contracts';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
-import {
-  type AspectRecord,
-  type DumpedElement,
-  type ElementRecord,
-  ResourceError,
-  type ResourceRepository,
-  configFromAspect,
-  dumped,
-} from '../domain';
+import { type DumpedElement, ResourceError } from '../domain';
+import { dumpedFromInput, inputFromDumped } from './wire';
 
 /**
  * The original NovelRAG project format: an aspect config YAML (`name → {path, description?, children_keys?, ...}`)
  * and one YAML file per aspect holding a list of dumped elements (children inline under their children keys).
- * Files travel as text in the message (`files[path] = yaml`), never as paths on the service's disk.
+ * Converted to and from the wire's `AspectDump[]` (what `resources.import`/`resources.export` carry); files travel as
+ * text, never as paths on a service's disk.
  */
-export const NovelragProject = z.strictObject({
-  config: z.string().max(1_000_000),
-  files: z.record(z.string().min(1).max(512), z.string().max(1_000_000)),
-});
-export type NovelragProject = z.infer<typeof NovelragProject>;
+export interface NovelragProject {
+  /** The aspect config file's text. */
+  readonly config: string;
+  /** Data files' text by the `path` the config names. */
+  readonly files: Readonly<Record<string, string>>;
+}
 
 const AspectConfigEntry = z
   .object({
     path: z.string().min(1).max(512),
-    description: z.string().optional(),
+    description: z.string().nullable().optional(),
     children_keys: z.array(z.string()).optional(),
   })
   .catchall(z.unknown());
@@ -36,89 +32,52 @@ function parseYaml(text: string, what: string): unknown {
   } catch (err) {
     throw new ResourceError(
       'VALIDATION_FAILED',
-      `${what} is not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+      `${what} is not valid YAML: ${(err as Error).message.split('\n')[0] ?? ''}`,
     );
   }
 }
 
-export interface ImportSummary {
-  readonly aspects: string[];
-  readonly elements: number;
-}
-
-/**
- * Imports a project into the repository: each aspect is created (ALREADY_EXISTS if present) and its elements are
- * inserted with one root splice, all under one undo group so the whole import can be undone in one step.
- */
-export async function importProject(
-  repo: ResourceRepository,
-  project: NovelragProject,
-): Promise<ImportSummary> {
-  const parsedConfig = ConfigFile.safeParse(parseYaml(project.config, 'the aspect config') ?? {});
-  if (!parsedConfig.success) {
+/** Reads a project into aspect dumps. Throws VALIDATION_FAILED naming the file at fault. */
+export function projectToDumps(project: NovelragProject): AspectDump[] {
+  const config = ConfigFile.safeParse(parseYaml(project.config, 'the aspect config') ?? {});
+  if (!config.success) {
     throw new ResourceError(
       'VALIDATION_FAILED',
-      `invalid aspect config: ${parsedConfig.error.issues[0]?.message ?? ''}`,
+      `invalid aspect config: ${config.error.issues[0]?.message ?? ''}`,
     );
   }
-  const group = `import-${Date.now().toString(36)}`;
-  const aspects: string[] = [];
-  let elements = 0;
-  for (const [name, entry] of Object.entries(parsedConfig.data)) {
-    const { path, ...config } = entry;
+  return Object.entries(config.data).map(([name, entry]) => {
+    const { path, description, children_keys: childrenKeys = [], ...metadata } = entry;
     const text = project.files[path];
     const data = text === undefined ? [] : (parseYaml(text, `file ${path}`) ?? []);
     if (!Array.isArray(data))
       throw new ResourceError('VALIDATION_FAILED', `file ${path} must hold a YAML list of elements`);
-    await repo.addAspect(name, { ...config, children_keys: config.children_keys ?? [] } as never, { group });
-    if (data.length > 0) {
-      await repo.apply(
-        [
-          {
-            target: 'resource',
-            location: { resource_uri: `/${name}`, children_key: null },
-            start: 0,
-            end: 0,
-            data,
-          },
-        ],
-        { group },
-      );
-    }
-    aspects.push(name);
-    elements += countElements(data as DumpedElement[]);
-  }
-  return { aspects, elements };
+    return {
+      aspect: {
+        name,
+        ...(description != null ? { description } : {}),
+        path,
+        childrenKeys,
+        metadata: metadata as JsonObject,
+      },
+      elements: (data as DumpedElement[]).map((d) => inputFromDumped(d, childrenKeys)),
+    };
+  });
 }
 
-function countElements(items: readonly unknown[]): number {
-  let n = 0;
-  for (const item of items) {
-    n += 1;
-    if (item && typeof item === 'object') {
-      for (const value of Object.values(item)) {
-        if (Array.isArray(value) && value.every((v) => v && typeof v === 'object' && 'id' in v))
-          n += countElements(value);
-      }
-    }
-  }
-  return n;
-}
-
-/** Exports the repository in the same format (`<aspect>.yml` per aspect). */
-export function exportProject(repo: ResourceRepository): NovelragProject {
-  const snapshot = repo.snapshot();
-  const byUri = new Map<string, ElementRecord>(snapshot.records.map((r) => [r.uri, r]));
-  const lookup = (uri: string) => byUri.get(uri);
+/** Writes aspect dumps in the project format (`<aspect>.yml` unless the aspect names its path). */
+export function dumpsToProject(dumps: readonly AspectDump[]): NovelragProject {
   const config: Record<string, unknown> = {};
   const files: Record<string, string> = {};
-  for (const aspect of snapshot.aspects as AspectRecord[]) {
-    const path = `${aspect.name}.yml`;
-    config[aspect.name] = { path, ...configFromAspect(aspect) };
-    const roots = aspect.rootIds
-      .map((id) => byUri.get(`/${aspect.name}/${id}`))
-      .filter((r): r is ElementRecord => !!r);
-    files[path] = stringify(roots.map((r) => dumped(lookup, r)));
+  for (const { aspect, elements } of dumps) {
+    const path = aspect.path ?? `${aspect.name}.yml`;
+    config[aspect.name] = {
+      path,
+      ...(aspect.description != null ? { description: aspect.description } : {}),
+      children_keys: aspect.childrenKeys,
+      ...aspect.metadata,
+    };
+    files[path] = stringify(elements.map((e: ElementInput) => dumpedFromInput(e)));
   }
   return { config: stringify(config), files };
 }

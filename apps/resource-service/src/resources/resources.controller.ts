@@ -1,138 +1,226 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Subjects } from '@novelrag/contracts';
-import { type FindResult, type ResourceRepository, aspectView, contextView } from '../domain';
 import {
-  ApplyRequest,
   AspectCreateRequest,
   AspectRemoveRequest,
+  AspectsListRequest,
+  ApplyRequest,
   BacklogAddRequest,
   BacklogListRequest,
   BacklogRemoveRequest,
-  EmptyRequest,
+  DEFAULT_SEARCH_LIMIT,
+  ExportRequest,
   FindRequest,
-  OperationsRequest,
-  RelationshipsRequest,
+  ImportRequest,
+  OperationsListRequest,
+  RelationshipsUpdate,
+  SCHEMA_VERSION,
   SearchRequest,
   SegmentsRequest,
-} from './api';
-import { NovelragProject, exportProject, importProject } from './novelrag-format';
+  Subjects,
+  UndoRedoRequest,
+  type AspectCreateReply,
+  type AspectRemoveReply,
+  type AspectsListReply,
+  type ApplyReply,
+  type BacklogAddReply,
+  type BacklogListReply,
+  type BacklogRemoveReply,
+  type ExportReply,
+  type FindReply,
+  type ImportReply,
+  type OperationsListReply,
+  type RelationshipsReply,
+  type SearchReply,
+  type SegmentsReply,
+  type UndoRedoReply,
+} from '@novelrag/contracts';
+import { ResourceError, type ResourceRepository } from '../domain';
+import { BacklogCodec, IdempotencyCache, exportAspects, importActions } from './resources.helpers';
 import { RESOURCE_REPOSITORY } from './tokens';
+import { elementContext, resourceElement, toAction, toWireOperation, wireAspect, wireSegment } from './wire';
 
 const S = Subjects.resources;
 
-/** The resource service's NATS API: every payload parsed at the boundary; domain errors travel as coded envelopes. */
+/**
+ * The resource service's NATS API (`novelrag.resources.*`). Every payload is parsed with its contract; domain errors
+ * (ResourceError codes) travel as coded envelopes through the bus transport.
+ */
 @Controller()
 export class ResourcesController {
+  private readonly applied = new IdempotencyCache<ApplyReply>(1_000);
+
   constructor(@Inject(RESOURCE_REPOSITORY) private readonly repo: ResourceRepository) {}
 
+  private readonly childrenKeysOf = (aspect: string): readonly string[] => {
+    const found = this.repo.find(`/${aspect}`);
+    return found?.kind === 'aspect' ? found.aspect.childrenKeys : [];
+  };
+
   @MessagePattern(S.find)
-  find(@Payload() body: unknown) {
+  find(@Payload() body: unknown): FindReply {
     const { uri } = FindRequest.parse(body);
-    return { uri, found: this.view(this.repo.find(uri)) };
+    const found = this.repo.find(uri);
+    if (!found) throw new ResourceError('NOT_FOUND', `${uri} does not exist`, { uri });
+    switch (found.kind) {
+      case 'root':
+        return { kind: 'root', uri: '/', aspects: found.aspects.map(wireAspect) };
+      case 'aspect':
+        return { kind: 'aspect', uri, aspect: wireAspect(found.aspect), rootIds: found.rootIds };
+      case 'element': {
+        const lookup = (u: string) => {
+          const f = this.repo.find(u);
+          return f?.kind === 'element' ? f.record : undefined;
+        };
+        return { kind: 'element', uri, element: resourceElement(found.record, lookup) };
+      }
+    }
   }
 
   @MessagePattern(S.search)
-  async search(@Payload() body: unknown) {
+  async search(@Payload() body: unknown): Promise<SearchReply> {
     const { query, aspect, limit } = SearchRequest.parse(body);
-    return { hits: await this.repo.search(query, { limit, ...(aspect ? { aspect } : {}) }) };
+    const results = await this.repo.search(query, {
+      limit: limit ?? DEFAULT_SEARCH_LIMIT,
+      ...(aspect ? { aspect } : {}),
+    });
+    const hits: SearchReply['hits'] = [];
+    for (const { uri, score } of results) {
+      const found = this.repo.find(uri);
+      if (found?.kind === 'element') hits.push({ uri, score, element: elementContext(found.record) });
+    }
+    return { hits };
   }
 
   @MessagePattern(S.segments)
-  segments(@Payload() body: unknown) {
-    return this.repo.segments(SegmentsRequest.parse(body));
+  async segments(@Payload() body: unknown): Promise<SegmentsReply> {
+    const request = SegmentsRequest.parse(body);
+    const result = await this.repo.segments(request);
+    return { segments: result.segments.map(wireSegment), missing: result.missing };
   }
 
   @MessagePattern(S.apply)
-  apply(@Payload() body: unknown) {
-    const { operations, group } = ApplyRequest.parse(body);
-    return this.repo.apply(operations, group ? { group } : {});
+  async apply(@Payload() body: unknown): Promise<ApplyReply> {
+    const { operations, groupId, idempotencyKey } = ApplyRequest.parse(body);
+    const cached = idempotencyKey ? this.applied.get(idempotencyKey) : undefined;
+    if (cached) return cached;
+    const outcome = await this.repo.execute(operations.map(toAction), groupId ? { group: groupId } : {});
+    const reply: ApplyReply = {
+      undo: [...outcome.inverses].reverse().map((inverse) => toWireOperation(inverse, this.childrenKeysOf)),
+      changedUris: outcome.uris,
+    };
+    if (idempotencyKey) this.applied.set(idempotencyKey, reply);
+    return reply;
   }
 
   @MessagePattern(S.relationships)
-  async relationships(@Payload() body: unknown) {
-    const { source, target, relationships, group } = RelationshipsRequest.parse(body);
-    const old = await this.repo.updateRelationships(source, target, relationships, group ? { group } : {});
-    return { source, target, old, relationships };
+  async relationships(@Payload() body: unknown): Promise<RelationshipsReply> {
+    const { source, target, relations, groupId } = RelationshipsUpdate.parse(body);
+    const previous = await this.repo.updateRelationships(
+      source,
+      target,
+      relations,
+      groupId ? { group: groupId } : {},
+    );
+    return { previous };
   }
 
   @MessagePattern(S.aspectsList)
-  aspects(@Payload() body: unknown) {
-    EmptyRequest.parse(body);
+  aspects(@Payload() body: unknown): AspectsListReply {
+    AspectsListRequest.parse(body);
     const found = this.repo.find('/');
-    return { aspects: found?.kind === 'root' ? found.aspects.map((a) => aspectView(a)) : [] };
+    return { aspects: found?.kind === 'root' ? found.aspects.map(wireAspect) : [] };
   }
 
   @MessagePattern(S.aspectsCreate)
-  async createAspect(@Payload() body: unknown) {
-    const { name, config, group } = AspectCreateRequest.parse(body);
-    return { aspect: aspectView(await this.repo.addAspect(name, config as never, group ? { group } : {})) };
+  async createAspect(@Payload() body: unknown): Promise<AspectCreateReply> {
+    const { name, description, childrenKeys, metadata } = AspectCreateRequest.parse(body);
+    const aspect = await this.repo.addAspect(name, {
+      ...metadata,
+      ...(description != null ? { description } : {}),
+      children_keys: childrenKeys,
+    });
+    return { aspect: wireAspect(aspect) };
   }
 
   @MessagePattern(S.aspectsRemove)
-  async removeAspect(@Payload() body: unknown) {
-    const { name, group } = AspectRemoveRequest.parse(body);
-    const removed = await this.repo.removeAspect(name, group ? { group } : {});
-    return { aspect: aspectView(removed.aspect), elementCount: removed.elementCount };
+  async removeAspect(@Payload() body: unknown): Promise<AspectRemoveReply> {
+    const { name } = AspectRemoveRequest.parse(body);
+    const removed = await this.repo.removeAspect(name);
+    return { aspect: wireAspect(removed.aspect), removedElements: removed.elementCount };
   }
 
   @MessagePattern(S.undo)
-  undo(@Payload() body: unknown) {
-    EmptyRequest.parse(body);
-    return this.repo.undo();
+  undo(@Payload() body: unknown): Promise<UndoRedoReply> {
+    UndoRedoRequest.parse(body);
+    return this.replay('undo');
   }
 
   @MessagePattern(S.redo)
-  redo(@Payload() body: unknown) {
-    EmptyRequest.parse(body);
-    return this.repo.redo();
+  redo(@Payload() body: unknown): Promise<UndoRedoReply> {
+    UndoRedoRequest.parse(body);
+    return this.replay('redo');
+  }
+
+  private async replay(which: 'undo' | 'redo'): Promise<UndoRedoReply> {
+    const outcome = which === 'undo' ? await this.repo.undo() : await this.repo.redo();
+    if (!outcome.performed) return { status: 'empty', action: which };
+    return {
+      status: 'applied',
+      action: which,
+      count: outcome.count,
+      descriptions: outcome.descriptions,
+      changedUris: outcome.uris,
+    };
   }
 
   @MessagePattern(S.operations)
-  operations(@Payload() body: unknown) {
-    const { limit, stack } = OperationsRequest.parse(body);
-    return { stack, entries: this.repo.recentActions(limit, stack) };
+  operations(@Payload() body: unknown): OperationsListReply {
+    const { limit = 10 } = OperationsListRequest.parse(body);
+    const entries = (['undo', 'redo'] as const).flatMap((stack) =>
+      this.repo.recentActions(limit, stack).map((entry) => ({
+        stack,
+        description: entry.description,
+        group: entry.group,
+        operation: toWireOperation(entry.action, this.childrenKeysOf),
+        at: entry.at,
+      })),
+    );
+    return { entries };
   }
 
   @MessagePattern(S.backlogAdd)
-  async backlogAdd(@Payload() body: unknown) {
+  async backlogAdd(@Payload() body: unknown): Promise<BacklogAddReply> {
     const { content, priority } = BacklogAddRequest.parse(body);
-    return { entry: await this.repo.addBacklog(content, priority) };
+    return { entry: BacklogCodec.toWire(await this.repo.addBacklog(BacklogCodec.encode(content), priority)) };
   }
 
   @MessagePattern(S.backlogList)
-  backlogList(@Payload() body: unknown) {
+  backlogList(@Payload() body: unknown): BacklogListReply {
     const { limit } = BacklogListRequest.parse(body);
-    const entries = this.repo.listBacklog();
+    const entries = this.repo.listBacklog().map(BacklogCodec.toWire);
     return { entries: limit ? entries.slice(0, limit) : entries };
   }
 
   @MessagePattern(S.backlogRemove)
-  async backlogRemove(@Payload() body: unknown) {
-    const { id } = BacklogRemoveRequest.parse(body);
-    return { removed: await this.repo.removeBacklog(id) };
+  async backlogRemove(@Payload() body: unknown): Promise<BacklogRemoveReply> {
+    const { ids } = BacklogRemoveRequest.parse(body);
+    const existing = this.repo.listBacklog().filter((entry) => ids.includes(entry.id));
+    for (const entry of existing) await this.repo.removeBacklog(entry.id);
+    return { removed: existing.map(BacklogCodec.toWire) };
   }
 
   @MessagePattern(S.import)
-  import(@Payload() body: unknown) {
-    return importProject(this.repo, NovelragProject.parse(body));
+  async import(@Payload() body: unknown): Promise<ImportReply> {
+    const request = ImportRequest.parse(body);
+    const { actions, elements } = importActions(request, (name) => this.repo.find(`/${name}`) !== null);
+    await this.repo.execute(actions, { group: `import-${Date.now().toString(36)}` });
+    return { aspects: request.aspects.length, elements };
   }
 
   @MessagePattern(S.export)
-  export(@Payload() body: unknown) {
-    EmptyRequest.parse(body);
-    return exportProject(this.repo);
-  }
-
-  private view(found: FindResult | null) {
-    if (!found) return null;
-    switch (found.kind) {
-      case 'root':
-        return { kind: 'root' as const, aspects: found.aspects.map((a) => aspectView(a)) };
-      case 'aspect':
-        return { kind: 'aspect' as const, aspect: aspectView(found.aspect), rootIds: found.rootIds };
-      case 'element':
-        return { kind: 'element' as const, element: contextView(found.record) };
-    }
+  export(@Payload() body: unknown): ExportReply {
+    const { aspects } = ExportRequest.parse(body);
+    return { schemaVersion: SCHEMA_VERSION, aspects: exportAspects(this.repo, aspects) };
   }
 }

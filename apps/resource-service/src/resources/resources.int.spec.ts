@@ -5,11 +5,26 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { BusError, busRequest, startService, type RunningService } from '@novelrag/bus';
-import { Subjects } from '@novelrag/contracts';
+import {
+  ApplyReply,
+  BacklogAddReply,
+  BacklogListReply,
+  BacklogRemoveReply,
+  ExportReply,
+  FindReply,
+  ImportReply,
+  ImportRequest,
+  OperationsListReply,
+  SearchReply,
+  SegmentsReply,
+  Subjects,
+  UndoRedoReply,
+} from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { resourceServiceDefinition } from '../service.definition';
+import { dumpsToProject, projectToDumps } from './novelrag-format';
 
 const S = Subjects.resources;
 const fixture = (name: string) => readFileSync(path.join(__dirname, '__fixtures__/project', name), 'utf8');
@@ -56,128 +71,174 @@ describe('resource-service NATS API (real NATS, embedded store)', () => {
 
   it('imports a NovelRAG project, finds and searches it, and exports the same data', async () => {
     const files = { 'character.yml': fixture('character.yml'), 'faction.yml': fixture('faction.yml') };
-    const summary = await call(S.import, { config: fixture('aspect.yml'), files });
-    expect(summary).toEqual({ aspects: ['character', 'faction'], elements: 4 });
+    const aspects = projectToDumps({ config: fixture('aspect.yml'), files });
+    const summary = await call(
+      S.import,
+      ImportRequest.parse({ schemaVersion: 1, aspects, mode: 'merge' }),
+      ImportReply,
+    );
+    expect(summary).toEqual({ aspects: 2, elements: 4 });
 
-    const arc = await call(S.find, { uri: '/character/yugui/awakening' });
-    expect(arc).toMatchObject({
-      found: { kind: 'element', element: { id: 'awakening', aspect: 'character' } },
-    });
+    const arc = await call(S.find, { uri: '/character/yugui/awakening' }, FindReply);
+    expect(arc).toMatchObject({ kind: 'element', element: { id: 'awakening', aspect: 'character' } });
 
-    const { hits } = await call<{ hits: { uri: string }[] }>(S.search, { query: '余归', limit: 5 });
+    const { hits } = await call(S.search, { query: '余归', limit: 5 }, SearchReply);
     expect(hits[0]?.uri).toBe('/character/yugui');
 
-    const exported = await call<{ config: string; files: Record<string, string> }>(S.export, {});
+    const exported = dumpsToProject((await call(S.export, {}, ExportReply)).aspects);
     expect(parse(exported.config)).toEqual(parse(fixture('aspect.yml')));
     for (const [file, text] of Object.entries(files))
       expect(parse(exported.files[file]!)).toEqual(parse(text));
+
+    const again = await failure(call(S.import, { schemaVersion: 1, aspects, mode: 'merge' }));
+    expect(again.code).toBe('ALREADY_EXISTS');
   });
 
-  it('applies operations, publishes resources.changed, and undoes them as one group', async () => {
+  it('applies operations atomically, publishes resources.changed, and undoes them as one group', async () => {
     const changed = nc.subscribe(Subjects.resourcesChanged, { max: 1 });
-    const applied = await call(S.apply, {
-      operations: [
-        { target: 'property', resource_uri: '/character/lin_feng', data: { role: 'ally', title: '剑客' } },
-        {
-          target: 'resource',
-          location: { resource_uri: '/faction', children_key: null },
-          start: 1,
-          end: 1,
-          data: [{ id: 'night_guild', name: 'Night Guild' }],
-        },
-      ],
-    });
-    expect(applied).toMatchObject({
-      uris: expect.arrayContaining(['/character/lin_feng', '/faction/night_guild']),
-    });
+    const applied = await call(
+      S.apply,
+      {
+        operations: [
+          { type: 'property', uri: '/character/lin_feng', data: { role: 'ally', title: '剑客' } },
+          {
+            type: 'splice',
+            location: { uri: '/faction', childrenKey: null },
+            start: 1,
+            end: 1,
+            data: [{ id: 'night_guild', properties: { name: 'Night Guild' } }],
+          },
+          {
+            type: 'relationship',
+            source: '/character/lin_feng',
+            target: '/faction/night_guild',
+            relations: ['member'],
+          },
+        ],
+        idempotencyKey: 'apply-1',
+      },
+      ApplyReply,
+    );
+    expect(applied.changedUris).toEqual(
+      expect.arrayContaining(['/character/lin_feng', '/faction/night_guild']),
+    );
+    expect(applied.undo.map((op) => op.type)).toEqual(['relationship', 'splice', 'property']);
     for await (const m of changed)
       expect(m.json()).toMatchObject({
         cause: 'apply',
         uris: expect.arrayContaining(['/faction/night_guild']),
       });
 
-    const undone = await call(S.undo, {});
-    expect(undone).toMatchObject({ action: 'undo', performed: true, count: 2 });
-    expect(await call(S.find, { uri: '/faction/night_guild' })).toEqual({
-      uri: '/faction/night_guild',
-      found: null,
+    // The same idempotency key returns the first reply without applying again.
+    await expect(
+      call(
+        S.apply,
+        { operations: [{ type: 'aspect.remove', name: 'faction' }], idempotencyKey: 'apply-1' },
+        ApplyReply,
+      ),
+    ).resolves.toEqual(applied);
+
+    const undone = await call(S.undo, {}, UndoRedoReply);
+    expect(undone).toMatchObject({ status: 'applied', action: 'undo', count: 3 });
+    expect((await failure(call(S.find, { uri: '/faction/night_guild' }))).code).toBe('NOT_FOUND');
+    expect(await call(S.find, { uri: '/character/lin_feng' }, FindReply)).toMatchObject({
+      element: { properties: { role: 'rival' }, relationships: {} },
     });
-    expect(await call(S.find, { uri: '/character/lin_feng' })).toMatchObject({
-      found: { element: { role: 'rival' } },
+    expect(await call(S.redo, {}, UndoRedoReply)).toMatchObject({
+      status: 'applied',
+      action: 'redo',
+      count: 3,
     });
-    expect(await call(S.redo, {})).toMatchObject({ action: 'redo', performed: true, count: 2 });
+
+    // A batch whose last operation fails leaves nothing applied.
+    const bad = await failure(
+      call(S.apply, {
+        operations: [
+          { type: 'property', uri: '/character/yugui', data: { mood: 'calm' } },
+          { type: 'property', uri: '/character/nobody', data: { x: 1 } },
+        ],
+      }),
+    );
+    expect(bad.code).toBe('NOT_FOUND');
+    expect(await call(S.find, { uri: '/character/yugui' }, FindReply)).not.toMatchObject({
+      element: { properties: { mood: 'calm' } },
+    });
   });
 
   it('returns segments with exclusions and missing uris', async () => {
-    const result = await call(S.segments, {
-      segments: [{ uri: '/character/yugui', excludedProperties: ['role'] }, { uri: '/character/ghost' }],
-      excludedUris: ['/character/yugui/awakening'],
-    });
+    const result = await call(
+      S.segments,
+      {
+        segments: [
+          { uri: '/character/yugui', excludedProperties: ['role'] },
+          { uri: '/character/ghost', excludedProperties: [] },
+        ],
+        excludedUris: ['/character/yugui/awakening'],
+      },
+      SegmentsReply,
+    );
     expect(result).toMatchObject({
-      segments: [{ uri: '/character/yugui', properties: { name: '余归' }, childIds: { arcs: [] } }],
+      segments: [
+        { kind: 'element', uri: '/character/yugui', properties: { name: '余归' }, childIds: { arcs: [] } },
+      ],
       missing: ['/character/ghost'],
     });
-    expect((result as { segments: { properties: object }[] }).segments[0]!.properties).not.toHaveProperty(
+    expect(result.segments[0]!.kind === 'element' && result.segments[0]!.properties).not.toHaveProperty(
       'role',
     );
   });
 
+  it('keeps a backlog and lists the operation history', async () => {
+    const { entry } = await call(
+      S.backlogAdd,
+      { content: { task: '给余归写背景', uri: '/character/yugui' }, priority: 8 },
+      BacklogAddReply,
+    );
+    expect((await call(S.backlogList, {}, BacklogListReply)).entries[0]).toEqual(entry);
+    expect((await call(S.backlogRemove, { ids: [entry.id] }, BacklogRemoveReply)).removed).toEqual([entry]);
+    const history = await call(S.operations, { limit: 5 }, OperationsListReply);
+    expect(history.entries.length).toBeGreaterThan(0);
+  });
+
+  const splice = (uri: string, id: string, start = 0, end = 0) => ({
+    operations: [
+      { type: 'splice', location: { uri, childrenKey: null }, start, end, data: id ? [{ id }] : [] },
+    ],
+  });
   it.each([
-    ['malformed uri', S.find, { uri: 'character/yugui' }, ['INVALID_URI', 'VALIDATION_FAILED']],
-    ['dot-dot segment', S.find, { uri: '/character/../etc' }, ['INVALID_URI', 'VALIDATION_FAILED']],
+    ['malformed uri', S.find, { uri: 'character/yugui' }, ['VALIDATION_FAILED']],
+    ['dot-dot segment', S.find, { uri: '/character/../etc' }, ['VALIDATION_FAILED']],
+    ['unknown uri', S.find, { uri: '/character/nobody' }, ['NOT_FOUND']],
     [
       'empty id',
       S.apply,
       {
         operations: [
           {
-            target: 'resource',
-            location: { resource_uri: '/character', children_key: null },
+            type: 'splice',
+            location: { uri: '/character', childrenKey: null },
             start: 0,
             end: 0,
             data: [{ id: '' }],
           },
         ],
       },
-      ['VALIDATION_FAILED', 'INVALID_URI'],
+      ['VALIDATION_FAILED'],
     ],
-    [
-      'unknown aspect',
-      S.apply,
-      {
-        operations: [
-          {
-            target: 'resource',
-            location: { resource_uri: '/weapon', children_key: null },
-            start: 0,
-            end: 0,
-            data: [{ id: 'sword' }],
-          },
-        ],
-      },
-      ['NOT_FOUND'],
-    ],
+    ['unknown aspect', S.apply, splice('/weapon', 'sword'), ['NOT_FOUND']],
+    ['duplicate element', S.apply, splice('/character', 'yugui'), ['ALREADY_EXISTS']],
+    ['splice out of bounds', S.apply, splice('/character', '', 50, 60), ['VALIDATION_FAILED']],
     [
       'reserved property',
       S.apply,
-      { operations: [{ target: 'property', resource_uri: '/character/yugui', data: { uri: '/x' } }] },
+      { operations: [{ type: 'property', uri: '/character/yugui', data: { uri: '/x' } }] },
       ['VALIDATION_FAILED'],
     ],
     [
-      'duplicate element',
-      S.apply,
-      {
-        operations: [
-          {
-            target: 'resource',
-            location: { resource_uri: '/character', children_key: null },
-            start: 0,
-            end: 0,
-            data: [{ id: 'yugui' }],
-          },
-        ],
-      },
-      ['ALREADY_EXISTS'],
+      'relationships as a children key',
+      S.aspectsCreate,
+      { name: 'weapon', childrenKeys: ['relationships'], metadata: {} },
+      ['VALIDATION_FAILED'],
     ],
     ['wrong field type', S.search, { query: 42 }, ['VALIDATION_FAILED']],
     ['unknown field', S.search, { query: 'x', where: '1=1' }, ['VALIDATION_FAILED']],
@@ -197,8 +258,6 @@ describe('resource-service NATS API (real NATS, embedded store)', () => {
     expect(bad.json()).toMatchObject({ ok: false, error: { code: 'VALIDATION_FAILED' } });
     const big = await failure(call(S.backlogAdd, { content: 'x'.repeat(2 * 1024 * 1024) }));
     expect(big.code).toBe('PAYLOAD_TOO_LARGE');
-    await expect(call(S.find, { uri: '/character/yugui' })).resolves.toMatchObject({
-      found: { kind: 'element' },
-    });
+    await expect(call(S.find, { uri: '/character/yugui' })).resolves.toMatchObject({ kind: 'element' });
   });
 });

@@ -1,9 +1,9 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { ServiceContext } from '@novelrag/bus';
-import { SCHEMA_VERSION, Subjects } from '@novelrag/contracts';
+import { type ResourceChangeCause, SCHEMA_VERSION, Subjects } from '@novelrag/contracts';
 import { createEmbedderFromEnv } from '@novelrag/llm';
 import type { ResourceServiceEnv } from '../config';
-import { type Embedder, LocalEmbedder, ResourceRepository } from '../domain';
+import { type ChangeCause, type Embedder, LocalEmbedder, ResourceRepository } from '../domain';
 import { createStore } from '../store';
 import { ResourcesController } from './resources.controller';
 import { RESOURCE_REPOSITORY } from './tokens';
@@ -24,13 +24,21 @@ export async function openRepository(ctx: ServiceContext<ResourceServiceEnv>): P
       return { ok: false, detail: err instanceof Error ? err.message : String(err) };
     }
   });
+  const causes = {
+    apply: 'apply',
+    relationships: 'relationships',
+    aspect_added: 'aspect.create',
+    aspect_removed: 'aspect.remove',
+    undo: 'undo',
+    redo: 'redo',
+  } as const satisfies Record<ChangeCause, ResourceChangeCause>;
   repo.onChange((event) => {
     ctx.connection.publish(
       Subjects.resourcesChanged,
       JSON.stringify({
         schemaVersion: SCHEMA_VERSION,
         uris: event.uris.slice(0, 1_000),
-        cause: event.cause,
+        cause: causes[event.cause],
         at: new Date().toISOString(),
       }),
     );
