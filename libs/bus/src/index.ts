@@ -26,3 +26,17 @@ export {
   type ServiceDefinition,
   type RunningService,
 } from './bootstrap';
+export {
+  GoalStore,
+  encodeCursor,
+  decodeCursor,
+  type GoalListQuery,
+  type GoalPage,
+} from './jetstream/goal-store';
+export {
+  ensureGoalsStream,
+  ensureTraceStream,
+  submitGoal,
+  type StreamNames,
+  type SubmitResult,
+} from './jetstream/streams';

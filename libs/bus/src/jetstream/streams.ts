@@ -1,0 +1,101 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  AckPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { GoalSubmission, Streams, Subjects } from '@novelrag/contracts';
+import { BusError } from '../errors';
+
+const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
+
+export interface StreamNames {
+  /** Override for tests (isolated streams on a shared server). */
+  readonly goals?: string;
+  readonly trace?: string;
+  readonly goalSubject?: string;
+  readonly traceSubject?: string;
+}
+
+/** Creates (or updates to the expected config) a stream; safe to call from every instance at boot. */
+async function ensureStream(
+  nc: NatsConnection,
+  config: Partial<StreamConfig> & { name: string },
+): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  try {
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, config);
+  } catch (err) {
+    if (err instanceof Error && /not found/i.test(err.message)) {
+      await jsm.streams.add(config);
+      return;
+    }
+    throw err;
+  }
+}
+
+/** The `GOALS` work-queue stream and its durable orchestrator consumer. */
+export async function ensureGoalsStream(nc: NatsConnection, names: StreamNames = {}): Promise<void> {
+  const name = names.goals ?? Streams.goals.name;
+  await ensureStream(nc, {
+    name,
+    subjects: [names.goalSubject ?? Subjects.goalSubmitted],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: ms(Streams.goals.duplicateWindowMs),
+  });
+  const jsm = await jetstreamManager(nc);
+  await jsm.consumers.add(name, {
+    durable_name: Streams.goals.consumer,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: ms(60_000),
+    max_deliver: -1,
+  });
+}
+
+/** The `TRACE` stream (bounded by age and bytes) that SSE replays from. */
+export async function ensureTraceStream(nc: NatsConnection, names: StreamNames = {}): Promise<void> {
+  await ensureStream(nc, {
+    name: names.trace ?? Streams.trace.name,
+    subjects: [names.traceSubject ?? Subjects.traceAll],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: ms(Streams.trace.maxAgeMs),
+    max_bytes: Streams.trace.maxBytes,
+  });
+}
+
+export interface SubmitResult {
+  readonly seq: number;
+  /** True when the same goal id was already accepted within the duplicate window. */
+  readonly duplicate: boolean;
+}
+
+/**
+ * Publishes an accepted goal to the GOALS stream and waits for the stream's acknowledgement (so a 202 means durable).
+ * `Nats-Msg-Id` = goal id makes a repeated submission a no-op inside the duplicate window.
+ */
+export async function submitGoal(
+  nc: NatsConnection,
+  submission: GoalSubmission,
+  options: { subject?: string; timeoutMs?: number } = {},
+): Promise<SubmitResult> {
+  const body = GoalSubmission.parse(submission);
+  try {
+    const ack = await jetstream(nc, { timeout: options.timeoutMs ?? 5_000 }).publish(
+      options.subject ?? Subjects.goalSubmitted,
+      JSON.stringify(body),
+      { msgID: body.goalId },
+    );
+    return { seq: ack.seq, duplicate: ack.duplicate };
+  } catch (err) {
+    throw BusError.of(
+      'UNAVAILABLE',
+      `the goal could not be stored: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
