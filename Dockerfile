@@ -34,7 +34,7 @@ RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:24-bookworm-slim
 ARG APP
-ENV NODE_ENV=production APP=${APP} NOVELRAG_DATA_DIR=/data NOVELRAG_TEMPLATES_DIR=/app/templates
+ENV NODE_ENV=production LANCEDB_LOG=error APP=${APP} NOVELRAG_DATA_DIR=/data NOVELRAG_TEMPLATES_DIR=/app/templates
 WORKDIR /app
 COPY --from=prod-deps /repo/node_modules node_modules
 COPY --from=build /repo/package.json ./

@@ -12,6 +12,6 @@ const r = spawnSync(
     path.join(root, 'node_modules/.bin/jest'),
     ...process.argv.slice(2),
   ],
-  { cwd: root, stdio: 'inherit' },
+  { cwd: root, stdio: 'inherit', env: { LANCEDB_LOG: 'error', ...process.env } },
 );
 process.exit(r.status ?? 1);

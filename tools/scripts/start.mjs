@@ -14,6 +14,11 @@ import { ensureEnv, root, bin } from './ensure-env.mjs';
 ensureEnv(import.meta.url);
 
 const env = { ...process.env };
+// Local use: without API keys the gateway runs with authentication explicitly disabled (and says so at startup).
+const authDisabled = !env.NOVELRAG_API_KEYS && env.NOVELRAG_AUTH_DISABLED === undefined;
+if (authDisabled) env.NOVELRAG_AUTH_DISABLED = 'true';
+// LanceDB's native logger warns on every search by default; keep its errors only.
+env.LANCEDB_LOG ??= 'error';
 const natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const dataDir = path.resolve(root, env.NOVELRAG_DATA_DIR ?? 'data');
 const logDir = path.join(dataDir, 'logs');
@@ -185,6 +190,8 @@ console.log(`
   Health        http://127.0.0.1:${port}/health/ready
   NATS          ${natsUrl}
   Logs          ${streamLogs ? 'this terminal' : logDir}
+  API docs      http://127.0.0.1:${port}/docs
+  Auth          ${env.NOVELRAG_AUTH_DISABLED === 'true' ? 'disabled (local use; set NOVELRAG_API_KEYS to require Bearer keys)' : 'Bearer API keys'}
   Store         ${env.QDRANT_URL ? `Qdrant at ${env.QDRANT_URL}` : `embedded (LanceDB) in ${path.join(dataDir, 'store')}`}
   Model         ${env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? `OpenAI-compatible at ${env.OPENAI_BASE_URL ?? 'api.openai.com'}` : 'none configured (offline: scripted model only)'}
 Press Ctrl-C to stop.`);

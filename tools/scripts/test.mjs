@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
 
 ensureEnv(import.meta.url);
+process.env.LANCEDB_LOG ??= 'error'; // LanceDB's native logger warns on every search by default
 
 function step(title, cmd, args, env = {}) {
   console.log(`\n=== ${title} ===`);

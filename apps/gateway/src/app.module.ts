@@ -1,11 +1,23 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import type { ServiceContext } from '@novelrag/bus';
-import { HealthHttpController } from './health/health.controller';
+import { EnvError, type ServiceContext } from '@novelrag/bus';
 import type { GatewayEnv } from './config';
+import { GoalsController } from './goals/goals.controller';
+import { GoalsService } from './goals/goals.service';
+import { HealthHttpController } from './health/health.controller';
 
 @Module({})
 export class AppModule {
   static forRoot(ctx: ServiceContext<GatewayEnv>): DynamicModule {
-    return { module: AppModule, imports: [ctx.bus], controllers: [HealthHttpController] };
+    if (!ctx.env.NOVELRAG_AUTH_DISABLED && ctx.env.NOVELRAG_API_KEYS.length === 0) {
+      throw new EnvError(
+        'invalid environment:\n  NOVELRAG_API_KEYS: set at least one API key, or NOVELRAG_AUTH_DISABLED=true for local use',
+      );
+    }
+    return {
+      module: AppModule,
+      imports: [ctx.bus],
+      controllers: [HealthHttpController, GoalsController],
+      providers: [GoalsService],
+    };
   }
 }

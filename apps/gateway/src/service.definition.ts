@@ -1,6 +1,7 @@
 import type { ServiceDefinition } from '@novelrag/bus';
 import { AppModule } from './app.module';
 import { GatewayEnv } from './config';
+import { configureHttp } from './http/configure-http';
 
 /** The REST/SSE front door. */
 export const gatewayDefinition: ServiceDefinition<GatewayEnv> = {
@@ -10,4 +11,5 @@ export const gatewayDefinition: ServiceDefinition<GatewayEnv> = {
   envSchema: GatewayEnv,
   module: (ctx) => AppModule.forRoot(ctx),
   http: (env) => ({ port: env.PORT, host: env.HOST }),
+  configureHttp,
 };

@@ -34,6 +34,7 @@ export function describeServiceBoot<E extends object>(
         NOVELRAG_LOG_LEVEL: 'silent',
         NOVELRAG_DATA_DIR: `tmp/boot-${instanceId}`,
         PORT: '0',
+        NOVELRAG_AUTH_DISABLED: 'true',
       });
     });
 

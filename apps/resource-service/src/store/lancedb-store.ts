@@ -255,15 +255,20 @@ export class LanceDbResourceStore implements ResourceStore {
   /** Compacts the table and brings the full-text index up to date (also done every `optimizeEvery` writes). */
   async optimize(): Promise<void> {
     this.assertOpen();
-    await this.table.optimize();
+    await this.background;
+    await this.compact();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.background;
     this.closed = true;
     this.table.close();
     this.db.close();
   }
+
+  private background: Promise<void> = Promise.resolve();
+  private optimizing = false;
 
   private async vectorsOf(uris: readonly string[]): Promise<Map<string, number[]>> {
     const out = new Map<string, number[]>();
@@ -276,9 +281,25 @@ export class LanceDbResourceStore implements ResourceStore {
     return out;
   }
 
+  /**
+   * Every `optimizeEvery` writes, compaction and index refresh run in the background (one at a time) instead of
+   * inside the write: unindexed rows are searched anyway, so nothing waits for it (the benchmark saw 1.3 s p99 write
+   * stalls at 100k elements when it ran inline).
+   */
   private async afterWrite(): Promise<void> {
     this.writes += 1;
-    if (this.writes % this.optimizeEvery === 0) await this.table.optimize();
+    if (this.writes % this.optimizeEvery !== 0 || this.optimizing) return;
+    this.optimizing = true;
+    this.background = this.compact()
+      .catch(() => undefined)
+      .finally(() => {
+        this.optimizing = false;
+      });
+  }
+
+  /** Versions older than a minute are dropped (the default keeps 7 days: 782 MB on disk for 100k elements). */
+  private async compact(): Promise<void> {
+    await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
   }
 
   private assertOpen(): void {

@@ -84,6 +84,11 @@ export class GoalStore {
     }
   }
 
+  /** Removes a goal (used to roll back a submission whose stream publish failed). */
+  async delete(goalId: string): Promise<void> {
+    await this.kv.delete(KvKeys.goal(goalId));
+  }
+
   /** Read-modify-write with bounded retries on CONFLICT. `change` returns the new record (or null for no change). */
   async mutate(
     goalId: string,

@@ -1,0 +1,74 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiError } from '../http/api-error';
+import { ErrorDto, GoalAcceptedDto, ListGoalsQueryDto, SubmitGoalDto } from './goal.dto';
+import { GoalsService, type PublicGoal } from './goals.service';
+
+interface AuthedRequest {
+  principal?: string;
+}
+interface StatusResponse {
+  status(code: number): unknown;
+  setHeader(name: string, value: string): void;
+}
+
+const GOAL_ID = /^[A-Za-z0-9_-]{1,128}$/;
+function goalId(id: string): string {
+  if (!GOAL_ID.test(id))
+    throw new ApiError('VALIDATION_FAILED', 'goal id must be 1-128 characters of A-Z a-z 0-9 _ -');
+  return id;
+}
+
+@ApiTags('goals')
+@ApiBearerAuth()
+@ApiResponse({ status: 400, type: ErrorDto, description: 'Invalid input (code VALIDATION_FAILED)' })
+@ApiResponse({ status: 401, type: ErrorDto, description: 'Missing or invalid API key (UNAUTHORIZED)' })
+@ApiResponse({ status: 429, type: ErrorDto, description: 'Rate limited (RATE_LIMITED)' })
+@Controller('v1/goals')
+export class GoalsController {
+  constructor(private readonly goals: GoalsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Submit a goal (durable once accepted)' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Same key (per API key) → same goal' })
+  @ApiResponse({ status: 202, type: GoalAcceptedDto, description: 'Accepted and stored in the GOALS stream' })
+  @ApiResponse({
+    status: 409,
+    type: ErrorDto,
+    description: 'Idempotency-Key reused with a different request',
+  })
+  @ApiResponse({ status: 413, type: ErrorDto, description: 'Body too large (PAYLOAD_TOO_LARGE)' })
+  async submit(
+    @Body() body: SubmitGoalDto,
+    @Req() req: AuthedRequest,
+    @Res({ passthrough: true }) res: StatusResponse,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ): Promise<GoalAcceptedDto> {
+    const { goal } = await this.goals.submit(body, req.principal ?? 'anonymous', idempotencyKey);
+    res.status(202);
+    res.setHeader('Location', `/v1/goals/${goal.goalId}`);
+    return { goalId: goal.goalId, status: goal.status };
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List goals, newest first (cursor pagination)' })
+  list(@Query() query: ListGoalsQueryDto): Promise<{ goals: PublicGoal[]; nextCursor: string | null }> {
+    return this.goals.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get one goal (status, steps, pending interaction, outcome)' })
+  @ApiResponse({ status: 404, type: ErrorDto, description: 'Unknown goal (NOT_FOUND)' })
+  get(@Param('id') id: string): Promise<PublicGoal> {
+    return this.goals.get(goalId(id));
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Cancel a goal (stops at the next safe point)' })
+  @ApiResponse({ status: 404, type: ErrorDto })
+  @ApiResponse({ status: 409, type: ErrorDto, description: 'The goal already ended (CONFLICT)' })
+  cancel(@Param('id') id: string, @Req() req: AuthedRequest): Promise<PublicGoal> {
+    return this.goals.cancel(goalId(id), req.principal ?? 'anonymous');
+  }
+}

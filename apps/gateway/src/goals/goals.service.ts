@@ -1,0 +1,177 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { BusError, GoalStore, NATS_CONNECTION, ensureGoalsStream, submitGoal } from '@novelrag/bus';
+import {
+  CancelRequest,
+  GoalRecord,
+  GoalSubmission,
+  SCHEMA_VERSION,
+  Subjects,
+  isTerminalStatus,
+} from '@novelrag/contracts';
+import { ApiError } from '../http/api-error';
+import type { ListGoalsQueryDto, SubmitGoalDto } from './goal.dto';
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+const ZERO_USAGE = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+export type PublicGoal = Omit<GoalRecord, 'revision'>;
+
+/** Goal submission, reads and cancellation: the goals KV bucket is the record, the GOALS stream the work queue. */
+@Injectable()
+export class GoalsService implements OnApplicationBootstrap {
+  private store: GoalStore | undefined;
+
+  constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await ensureGoalsStream(this.nc);
+    this.store = await GoalStore.open(this.nc);
+  }
+
+  private goals(): GoalStore {
+    if (!this.store) throw new ApiError('UNAVAILABLE', 'the goal store is not ready yet');
+    return this.store;
+  }
+
+  /**
+   * Accepts a goal: the record is created in KV, then the submission is published to GOALS and acknowledged by the
+   * stream before this returns (a 202 is durable). With an Idempotency-Key the goal id is derived from the key and the
+   * caller, so a repeated call returns the first goal instead of creating another.
+   */
+  async submit(
+    dto: SubmitGoalDto,
+    principal: string,
+    idempotencyKey?: string,
+  ): Promise<{ goal: PublicGoal; created: boolean }> {
+    if ((dto.request === undefined) === (dto.goal === undefined)) {
+      throw new ApiError('VALIDATION_FAILED', 'exactly one of "request" and "goal" must be set');
+    }
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new ApiError('VALIDATION_FAILED', 'Idempotency-Key must be 1-128 characters of A-Z a-z 0-9 _ -');
+    }
+    const goalId = idempotencyKey
+      ? `g-${createHash('sha256').update(`${principal}:${idempotencyKey}`).digest('hex').slice(0, 24)}`
+      : `g-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const now = new Date().toISOString();
+    const submission = GoalSubmission.parse({
+      schemaVersion: SCHEMA_VERSION,
+      goalId,
+      ...(dto.threadId ? { threadId: dto.threadId } : {}),
+      ...(dto.request !== undefined ? { request: dto.request } : { goal: dto.goal }),
+      ...(dto.lang ? { lang: dto.lang } : {}),
+      beliefs: dto.beliefs ?? [],
+      ...(dto.limits ? { limits: { ...dto.limits } } : {}),
+      submittedAt: now,
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+      source: 'user',
+    });
+    const record: GoalRecord = {
+      schemaVersion: SCHEMA_VERSION,
+      goalId,
+      threadId: dto.threadId ?? goalId,
+      status: 'queued',
+      source: 'user',
+      goal: dto.goal ?? null,
+      request: dto.request ?? null,
+      lang: dto.lang ?? null,
+      beliefs: submission.beliefs,
+      limits: submission.limits ?? {},
+      steps: [],
+      usage: ZERO_USAGE,
+      cancelRequested: false,
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await this.goals().create(record);
+    } catch (err) {
+      if (!(err instanceof BusError) || err.code !== 'ALREADY_EXISTS') throw err;
+      const existing = await this.goals().get(goalId);
+      if (!existing) throw err;
+      if (existing.request !== record.request || existing.goal !== record.goal) {
+        throw new ApiError('CONFLICT', 'this Idempotency-Key was already used with a different request', {
+          goalId,
+        });
+      }
+      return { goal: strip(existing), created: false };
+    }
+    try {
+      await submitGoal(this.nc, submission);
+    } catch (err) {
+      await this.goals()
+        .delete(goalId)
+        .catch(() => undefined);
+      throw err;
+    }
+    return { goal: strip(record), created: true };
+  }
+
+  async get(goalId: string): Promise<PublicGoal> {
+    const goal = await this.goals().get(goalId);
+    if (!goal) throw new ApiError('NOT_FOUND', `goal ${goalId} does not exist`, { goalId });
+    return strip(goal);
+  }
+
+  async list(query: ListGoalsQueryDto): Promise<{ goals: PublicGoal[]; nextCursor: string | null }> {
+    const page = await this.goals().list({
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.threadId ? { threadId: query.threadId } : {}),
+      ...(query.limit ? { limit: query.limit } : {}),
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+    });
+    return { goals: page.goals.map(strip), nextCursor: page.nextCursor };
+  }
+
+  /**
+   * Requests cancellation: the KV flag makes it durable (an orchestrator picking the goal up later sees it), the
+   * event stops a running pursuit at its next safe point. A queued goal is cancelled at once. Terminal → CONFLICT.
+   */
+  async cancel(goalId: string, principal: string): Promise<PublicGoal> {
+    const updated = await this.goals()
+      .mutate(goalId, (goal) => {
+        if (isTerminalStatus(goal.status)) {
+          throw new ApiError('CONFLICT', `goal ${goalId} is already ${goal.status}`, { status: goal.status });
+        }
+        const now = new Date().toISOString();
+        if (goal.status === 'queued') {
+          return {
+            ...goal,
+            status: 'cancelled',
+            cancelRequested: true,
+            updatedAt: now,
+            outcome: {
+              status: 'cancelled',
+              response: '',
+              reason: 'cancelled before the pursuit started',
+              steps: 0,
+              tokens: goal.usage,
+              finishedAt: now,
+            },
+          };
+        }
+        return { ...goal, cancelRequested: true, updatedAt: now };
+      })
+      .catch((err: unknown) => {
+        if (err instanceof BusError && err.code === 'NOT_FOUND') {
+          throw new ApiError('NOT_FOUND', `goal ${goalId} does not exist`, { goalId });
+        }
+        throw err;
+      });
+    const event = CancelRequest.parse({
+      schemaVersion: SCHEMA_VERSION,
+      goalId,
+      requestedBy: principal,
+      at: new Date().toISOString(),
+    });
+    this.nc.publish(Subjects.goalCancel(goalId), JSON.stringify(event));
+    return strip(updated);
+  }
+}
+
+function strip(goal: GoalRecord): PublicGoal {
+  const { revision: _revision, ...rest } = goal;
+  return rest;
+}

@@ -1,0 +1,41 @@
+import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { ServiceContext } from '@novelrag/bus';
+import type { GatewayEnv } from '../config';
+import { AuthGuard } from './auth.guard';
+import { HttpErrorFilter } from './http-error.filter';
+
+/** HTTP concerns of the gateway, applied once at boot: body limits, validation, auth, errors, OpenAPI at /docs. */
+export function configureHttp(app: INestApplication, ctx: ServiceContext<GatewayEnv>): void {
+  const express = app as NestExpressApplication;
+  express.useBodyParser('json', { limit: ctx.env.NOVELRAG_BODY_LIMIT_BYTES, strict: true });
+  express.disable('x-powered-by');
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      stopAtFirstError: false,
+    }),
+  );
+  app.useGlobalFilters(new HttpErrorFilter(ctx.logger.child('Http')));
+  app.useGlobalGuards(
+    new AuthGuard(app.get(Reflector), {
+      keys: ctx.env.NOVELRAG_API_KEYS,
+      disabled: ctx.env.NOVELRAG_AUTH_DISABLED,
+      perMinute: ctx.env.NOVELRAG_RATE_LIMIT_PER_MIN,
+    }),
+  );
+  const config = new DocumentBuilder()
+    .setTitle('NovelRAG API')
+    .setDescription(
+      'Goals pursued by the NovelRAG agent over a knowledge repository. Errors are `{code, message, details?}`.',
+    )
+    .setVersion('0.1.0')
+    .addBearerAuth()
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// `npm run bench`: builds the workspace (incremental `tsc -b`), then runs every bench/*.bench.mjs in turn on the
+// project's Node 24, passing the arguments through (e.g. `npm run bench -- --sizes 10000,100000`).
+// BENCH_ONLY=resources runs only bench/resources.bench.mjs. Results land in bench-results/ (gitignored).
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { ensureEnv, root, bin } from './ensure-env.mjs';
+
+ensureEnv(import.meta.url);
+
+console.log('[novelrag] building (incremental tsc -b)…');
+const build = spawnSync(bin('tsc'), ['-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) {
+  console.error('[novelrag] build failed');
+  process.exit(build.status ?? 1);
+}
+
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const benches = readdirSync(path.join(root, 'bench'))
+  .filter((file) => file.endsWith('.bench.mjs'))
+  .filter((file) => !only || only.includes(file.replace(/\.bench\.mjs$/, '')))
+  .sort();
+if (benches.length === 0) {
+  console.error(`[novelrag] no benchmark matches${only ? ` BENCH_ONLY=${only.join(',')}` : ''}`);
+  process.exit(1);
+}
+
+let failed = false;
+for (const file of benches) {
+  console.log(`\n=== bench/${file} ===`);
+  const r = spawnSync(process.execPath, [path.join(root, 'bench', file), ...process.argv.slice(2)], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) {
+    console.error(`bench/${file} failed (exit ${r.status ?? r.signal})`);
+    failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);
