@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { EnvError, type ServiceContext } from '@novelrag/bus';
 import type { GatewayEnv } from './config';
+import { EventsController } from './events/events.controller';
 import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
@@ -16,7 +17,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ctx.bus],
-      controllers: [HealthHttpController, GoalsController],
+      controllers: [HealthHttpController, GoalsController, EventsController],
       providers: [GoalsService],
     };
   }

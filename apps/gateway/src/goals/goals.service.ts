@@ -1,7 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { BusError, GoalStore, NATS_CONNECTION, ensureGoalsStream, submitGoal } from '@novelrag/bus';
+import {
+  BusError,
+  GoalStore,
+  NATS_CONNECTION,
+  ensureGoalsStream,
+  ensureTraceStream,
+  submitGoal,
+} from '@novelrag/bus';
 import {
   CancelRequest,
   GoalRecord,
@@ -27,6 +34,7 @@ export class GoalsService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await ensureGoalsStream(this.nc);
+    await ensureTraceStream(this.nc);
     this.store = await GoalStore.open(this.nc);
   }
 

@@ -1,0 +1,117 @@
+import { Controller, Get, Headers, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { NATS_CONNECTION } from '@novelrag/bus';
+import { Subjects } from '@novelrag/contracts';
+import { GoalsService } from '../goals/goals.service';
+import { ApiError } from '../http/api-error';
+import { readTrace } from './trace-stream';
+
+interface SseRequest {
+  on(event: 'close', listener: () => void): void;
+}
+interface SseResponse {
+  status(code: number): SseResponse;
+  setHeader(name: string, value: string): void;
+  flushHeaders(): void;
+  write(chunk: string): boolean;
+  end(): void;
+  writableEnded: boolean;
+}
+
+const HEARTBEAT_MS = 15_000;
+/** Bound on one SSE connection; clients reconnect with Last-Event-ID. */
+const MAX_CONNECTION_MS = 60 * 60_000;
+
+function lastEventId(header: string | undefined, query: string | undefined): number | undefined {
+  const raw = header ?? query;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,15}$/.test(raw))
+    throw new ApiError('VALIDATION_FAILED', 'Last-Event-ID must be a non-negative integer');
+  return Number(raw);
+}
+
+/** Server-Sent Events of the trace: replayed from the TRACE stream, then live; resumable; with heartbeats. */
+@ApiTags('events')
+@ApiBearerAuth()
+@Controller('v1')
+export class EventsController {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly goals: GoalsService,
+  ) {}
+
+  @Get('goals/:id/events')
+  @ApiOperation({
+    summary: "One goal's trace as Server-Sent Events; ends after the final event unless follow=true",
+  })
+  @ApiProduces('text/event-stream')
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id' })
+  @ApiQuery({ name: 'follow', required: false, type: Boolean })
+  async goalEvents(
+    @Param('id') id: string,
+    @Query('follow') follow: string | undefined,
+    @Query('lastEventId') lastEventIdQuery: string | undefined,
+    @Headers('last-event-id') lastEventIdHeader: string | undefined,
+    @Req() req: SseRequest,
+    @Res() res: SseResponse,
+  ): Promise<void> {
+    const after = lastEventId(lastEventIdHeader, lastEventIdQuery);
+    await this.goals.get(id); // 404 / 400 before the stream starts
+    await this.stream(req, res, Subjects.traceOfGoal(id), after, follow !== 'true');
+  }
+
+  @Get('events')
+  @ApiOperation({ summary: "Every goal's trace (the ops feed) as Server-Sent Events; follows until closed" })
+  @ApiProduces('text/event-stream')
+  @ApiHeader({ name: 'Last-Event-ID', required: false })
+  async allEvents(
+    @Query('lastEventId') lastEventIdQuery: string | undefined,
+    @Headers('last-event-id') lastEventIdHeader: string | undefined,
+    @Req() req: SseRequest,
+    @Res() res: SseResponse,
+  ): Promise<void> {
+    const after = lastEventId(lastEventIdHeader, lastEventIdQuery);
+    await this.stream(req, res, Subjects.traceAll, after, false);
+  }
+
+  private async stream(
+    req: SseRequest,
+    res: SseResponse,
+    subject: string,
+    after: number | undefined,
+    untilFinal: boolean,
+  ) {
+    const abort = new AbortController();
+    req.on('close', () => abort.abort());
+    const limit = setTimeout(() => abort.abort(), MAX_CONNECTION_MS);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    res.write('retry: 2000\n\n');
+    const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    try {
+      for await (const { id, event } of readTrace(this.nc, {
+        subject,
+        signal: abort.signal,
+        untilFinal,
+        ...(after !== undefined ? { after } : {}),
+      })) {
+        res.write(`id: ${id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
+      }
+      if (!abort.signal.aborted) res.write('event: end\ndata: {}\n\n');
+    } catch {
+      if (!res.writableEnded)
+        res.write(
+          `event: error\ndata: ${JSON.stringify({ code: 'UNAVAILABLE', message: 'the trace stream failed; reconnect with Last-Event-ID' })}\n\n`,
+        );
+    } finally {
+      clearInterval(heartbeat);
+      clearTimeout(limit);
+      if (!res.writableEnded) res.end();
+    }
+  }
+}
