@@ -5,6 +5,8 @@ import { EventsController } from './events/events.controller';
 import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
+import { ResourcesController } from './resources/resources.controller';
+import { ToolsController } from './tools/tools.controller';
 
 @Module({})
 export class AppModule {
@@ -17,7 +19,13 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ctx.bus],
-      controllers: [HealthHttpController, GoalsController, EventsController],
+      controllers: [
+        HealthHttpController,
+        GoalsController,
+        EventsController,
+        ResourcesController,
+        ToolsController,
+      ],
       providers: [GoalsService],
     };
   }

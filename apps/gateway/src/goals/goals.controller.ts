@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../http/api-error';
+import { InteractionAnswerDto } from '../resources/resources.dto';
 import { ErrorDto, GoalAcceptedDto, ListGoalsQueryDto, SubmitGoalDto } from './goal.dto';
 import { GoalsService, type PublicGoal } from './goals.service';
 
@@ -70,5 +71,22 @@ export class GoalsController {
   @ApiResponse({ status: 409, type: ErrorDto, description: 'The goal already ended (CONFLICT)' })
   cancel(@Param('id') id: string, @Req() req: AuthedRequest): Promise<PublicGoal> {
     return this.goals.cancel(goalId(id), req.principal ?? 'anonymous');
+  }
+
+  @Post(':id/interactions/:iid')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Answer the pending confirmation ({approved}) or request ({text}) of a goal' })
+  @ApiResponse({
+    status: 409,
+    type: ErrorDto,
+    description: 'Not waiting for this interaction (INTERACTION_NOT_PENDING)',
+  })
+  answer(
+    @Param('id') id: string,
+    @Param('iid') iid: string,
+    @Body() body: InteractionAnswerDto,
+    @Req() req: AuthedRequest,
+  ): Promise<{ accepted: true }> {
+    return this.goals.answer(goalId(id), iid, body, req.principal ?? 'anonymous');
   }
 }

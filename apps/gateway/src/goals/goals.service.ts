@@ -5,6 +5,7 @@ import {
   BusError,
   GoalStore,
   NATS_CONNECTION,
+  busRequest,
   ensureGoalsStream,
   ensureTraceStream,
   submitGoal,
@@ -13,6 +14,8 @@ import {
   CancelRequest,
   GoalRecord,
   GoalSubmission,
+  InteractionAnswer,
+  InteractionAnswerAck,
   SCHEMA_VERSION,
   Subjects,
   isTerminalStatus,
@@ -134,6 +137,51 @@ export class GoalsService implements OnApplicationBootstrap {
   }
 
   /**
+   * Delivers a human answer to the goal's pending interaction (the orchestrator resumes the tool). Errors: NOT_FOUND
+   * (goal), INTERACTION_NOT_PENDING (no such pending question), VALIDATION_FAILED, NO_RESPONDERS (no orchestrator).
+   */
+  async answer(
+    goalId: string,
+    interactionId: string,
+    body: { approved?: boolean; text?: string },
+    principal: string,
+  ) {
+    if (!INTERACTION_ID.test(interactionId)) {
+      throw new ApiError('VALIDATION_FAILED', 'interaction id must be 1-128 characters of A-Z a-z 0-9 _ -');
+    }
+    if ((body.approved === undefined) === (body.text === undefined)) {
+      throw new ApiError('VALIDATION_FAILED', 'exactly one of "approved" and "text" must be set');
+    }
+    const goal = await this.get(goalId);
+    if (goal.pendingInteraction?.interactionId !== interactionId) {
+      throw new ApiError(
+        'INTERACTION_NOT_PENDING',
+        `goal ${goalId} is not waiting for interaction ${interactionId}`,
+        {
+          pending: goal.pendingInteraction?.interactionId ?? null,
+        },
+      );
+    }
+    const answer = InteractionAnswer.parse({
+      schemaVersion: SCHEMA_VERSION,
+      goalId,
+      interactionId,
+      ...(body.approved !== undefined ? { approved: body.approved } : { text: body.text }),
+      answeredBy: principal,
+      at: new Date().toISOString(),
+    });
+    return busRequest(
+      this.nc,
+      Subjects.interactionAnswer(goalId, interactionId),
+      answer,
+      InteractionAnswerAck,
+      {
+        timeoutMs: 10_000,
+      },
+    );
+  }
+
+  /**
    * Requests cancellation: the KV flag makes it durable (an orchestrator picking the goal up later sees it), the
    * event stops a running pursuit at its next safe point. A queued goal is cancelled at once. Terminal → CONFLICT.
    */
@@ -178,6 +226,8 @@ export class GoalsService implements OnApplicationBootstrap {
     return strip(updated);
   }
 }
+
+const INTERACTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 function strip(goal: GoalRecord): PublicGoal {
   const { revision: _revision, ...rest } = goal;

@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { Subjects, type ServiceName } from '@novelrag/contracts';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+/** Builds the services once (incremental `tsc -b`); e2e tests run them from their dist like `npm start` does. */
+export function buildServices(): void {
+  const r = spawnSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+export interface ServiceProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `apps/<app>/dist/main.js` as an OS process and waits (bounded) until its instance answers health. */
+export async function startServiceProcess(
+  app: ServiceName,
+  instanceId: string,
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<ServiceProcess> {
+  const main = path.join(ROOT, 'apps', app, 'dist', 'main.js');
+  if (!existsSync(main)) throw new Error(`${main} is missing: build first`);
+  const child = spawn(process.execPath, [main], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      LANCEDB_LOG: 'error',
+      NOVELRAG_LOG_LEVEL: 'warn',
+      ...env,
+      NOVELRAG_INSTANCE_ID: instanceId,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const nc = await connect({ servers: env.NATS_URL });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${output}`);
+      try {
+        const reply = await nc.request(Subjects.instanceHealth(app, instanceId), '{}', { timeout: 500 });
+        if ((reply.json() as { ok?: boolean }).ok) break;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`${app} not healthy within ${timeoutMs} ms:\n${output}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+  return {
+    name: instanceId,
+    child,
+    output: () => output,
+    stop: (signal = 'SIGTERM') =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill(signal);
+      }),
+  };
+}
