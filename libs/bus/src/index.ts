@@ -40,3 +40,9 @@ export {
   type StreamNames,
   type SubmitResult,
 } from './jetstream/streams';
+export {
+  discoverTools,
+  type DiscoveredTool,
+  type InvalidToolEndpoint,
+  type ToolDiscovery,
+} from './tools/discovery';

@@ -1,0 +1,64 @@
+import { Svcm } from '@nats-io/services';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  type ToolDescriptor,
+  decodeToolMetadata,
+  isToolServiceName,
+  toolFromInvokeSubject,
+} from '@novelrag/contracts';
+
+export interface DiscoveredTool extends ToolDescriptor {
+  /** How many running instances serve it. */
+  readonly instances: number;
+}
+
+export interface InvalidToolEndpoint {
+  readonly service: string;
+  readonly endpoint: string;
+  readonly reason: string;
+}
+
+export interface ToolDiscovery {
+  readonly tools: DiscoveredTool[];
+  /** Endpoints that look like tools but whose metadata does not decode (reported, never silently dropped). */
+  readonly invalid: InvalidToolEndpoint[];
+}
+
+/**
+ * Every tool on the bus now: endpoints `novelrag.tools.<name>.invoke` of micro services named `novelrag-tools[-*]`,
+ * from any process in any language, found with a `$SRV.INFO` scatter-gather bounded by `waitMs`.
+ */
+export async function discoverTools(nc: NatsConnection, waitMs = 750): Promise<ToolDiscovery> {
+  const client = new Svcm(nc as never).client({ strategy: 'timer', maxWait: waitMs });
+  const tools = new Map<string, DiscoveredTool>();
+  const invalid: InvalidToolEndpoint[] = [];
+  for await (const info of await client.info()) {
+    if (!isToolServiceName(info.name)) continue;
+    for (const endpoint of info.endpoints ?? []) {
+      const name = toolFromInvokeSubject(endpoint.subject);
+      if (!name) continue;
+      const known = tools.get(name);
+      if (known) {
+        tools.set(name, { ...known, instances: known.instances + 1 });
+        continue;
+      }
+      try {
+        tools.set(name, {
+          name,
+          subject: endpoint.subject,
+          metadata: decodeToolMetadata(endpoint.metadata ?? {}),
+          available: true,
+          service: { name: info.name, version: info.version },
+          instances: 1,
+        });
+      } catch (err) {
+        invalid.push({
+          service: info.name,
+          endpoint: endpoint.subject,
+          reason: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+  }
+  return { tools: [...tools.values()].sort((a, b) => a.name.localeCompare(b.name)), invalid };
+}
