@@ -46,3 +46,4 @@ export {
   type InvalidToolEndpoint,
   type ToolDiscovery,
 } from './tools/discovery';
+export { TracePublisher, type TraceDraft, type TracePublisherOptions } from './jetstream/trace-publisher';
