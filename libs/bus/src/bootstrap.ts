@@ -94,8 +94,14 @@ export async function startService<E extends object>(
       await def.configureHttp?.(app, ctx);
       // The HTTP app has its own filters (HTTP error bodies); the bus side keeps coded envelopes.
       app.connectMicroservice({ strategy }, { inheritAppConfig: false }).useGlobalFilters(filter);
+      // Health answers over NATS as soon as the microservice starts; it must not say ok before HTTP accepts.
+      let listening = false;
+      health.register('http', () =>
+        Promise.resolve(listening ? { ok: true } : { ok: false, detail: 'not listening yet' }),
+      );
       await app.startAllMicroservices();
       await app.listen(http.port, http.host);
+      listening = true;
       const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
       logger.write('info', 'service ready', { url });
       return { ctx, app, url, close: () => closeAll(app, connection, logger) };

@@ -25,6 +25,7 @@ const ECHO = `novelrag.test.${suffix}.echo`;
 const FAIL = `novelrag.test.${suffix}.fail`;
 const CRASH = `novelrag.test.${suffix}.crash`;
 const SLOW = `novelrag.test.${suffix}.slow`;
+const MULTILINE = `novelrag.test.${suffix}.multiline`;
 
 const EchoRequest = z.object({ text: z.string().min(1) }).strict();
 let release: (() => void) | undefined;
@@ -40,6 +41,11 @@ class TestController {
   @MessagePattern(FAIL)
   fail(): never {
     throw BusError.of('NOT_FOUND', 'no such thing', { uri: '/character/x' });
+  }
+
+  @MessagePattern(MULTILINE)
+  multiline(): never {
+    throw BusError.of('CONFLICT', 'first line\r\nsecond line');
   }
 
   @MessagePattern(CRASH)
@@ -122,6 +128,11 @@ describe('NatsMicroServer + startService (real NATS)', () => {
     const crash = await failure(busRequest(nc, CRASH, {}, z.unknown(), { timeoutMs: 2000 }));
     expect(crash.code).toBe('INTERNAL');
     expect(crash.message).not.toContain('secret');
+  });
+
+  it('answers an error whose message has line breaks (headers cannot carry them)', async () => {
+    const conflict = await failure(busRequest(nc, MULTILINE, {}, z.unknown(), { timeoutMs: 2000 }));
+    expect(conflict.envelope).toMatchObject({ code: 'CONFLICT', message: 'first line\r\nsecond line' });
   });
 
   it('reports NO_RESPONDERS and TIMEOUT distinctly', async () => {

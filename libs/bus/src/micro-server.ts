@@ -111,6 +111,9 @@ export class NatsMicroServer extends Server implements CustomTransportStrategy {
         },
       });
     }
+    // Ready must mean reachable: the server has processed every subscription once the flush's PONG is back (a request
+    // from another connection right after start would otherwise find no responders).
+    await nc.flush();
     this.options.logger.info('micro service started', { name, endpoints: svc.info().endpoints.length });
   }
 
@@ -178,7 +181,8 @@ export class NatsMicroServer extends Server implements CustomTransportStrategy {
     const status = ERROR_CODE_INFO[error.code].httpStatus;
     msg.respondError(
       status,
-      `${error.code}: ${error.message}`.slice(0, 256),
+      // A header value may not contain line breaks (NATS throws and the caller would wait for its timeout).
+      `${error.code}: ${error.message}`.replace(/[\r\n]+/g, ' ').slice(0, 256),
       JSON.stringify({ ok: false, error }),
     );
   }

@@ -39,7 +39,9 @@ export async function busRequest<T>(
       timeout: options.timeoutMs,
       ...(options.headers ? { headers: options.headers } : {}),
     });
-    const msg = await (options.signal ? raceAbort(request, options.signal, subject) : request);
+    const msg = await (options.signal
+      ? raceAbort(request, options.signal, () => BusError.of('CANCELLED', `request to ${subject} cancelled`))
+      : request);
     raw = msg.data.length ? msg.json() : null;
   } catch (err) {
     throw mapTransportError(err, subject, options.timeoutMs);
@@ -59,17 +61,22 @@ export async function busRequest<T>(
   return data.data;
 }
 
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal, subject: string): Promise<T> {
+/**
+ * Settles like `p`, or rejects with `onAbort()` as soon as `signal` aborts (the underlying work is not stopped; callers
+ * use it to stop waiting). Removes its listener either way.
+ */
+export function raceAbort<T>(p: Promise<T>, signal: AbortSignal, onAbort: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(onAbort());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(BusError.of('CANCELLED', `request to ${subject} cancelled`));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const abort = () => reject(onAbort());
+    signal.addEventListener('abort', abort, { once: true });
     p.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', abort);
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        signal.removeEventListener('abort', abort);
         reject(e instanceof Error ? e : new Error(String(e)));
       },
     );

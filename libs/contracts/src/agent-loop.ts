@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ResourceUri, ToolName } from './common';
+import { SegmentSpec } from './resources';
 
 /**
  * The payloads of the agent loop (assessment, discovery, relevance, decision, refinement verdict). They are traced and
@@ -99,14 +101,58 @@ export const RefinementApproval = z.object({
 });
 export type RefinementApproval = z.infer<typeof RefinementApproval>;
 
+/** What a refine verdict asks the next round to load before it plans: searches, URIs and tools to expand. */
+export const ExplorationHints = z.object({
+  search_terms: z.array(z.string()).describe('Searches to run before the next discovery round'),
+  resource_paths: z.array(z.string()).describe('Resource URIs to load, taken from the context shown'),
+  tools_to_expand: z.array(z.string()).describe('Collapsed tools the next decision will need'),
+});
+export type ExplorationHints = z.infer<typeof ExplorationHints>;
+
 /**
  * The refinement analysis of a decision: approve it, or refine with a complete updated assessment whose fields point
- * the next discovery round (the exploration hints).
+ * the next discovery round, plus concrete exploration hints that are applied before that round.
  */
 export const RefinementDecision = z.object({
   analysis: z.string().describe('Review of the decision against the context'),
   verdict: z.enum(['approve', 'refine']),
   approval: RefinementApproval.nullable().describe('Set when the verdict is approve'),
   refinement: PursuitAssessment.nullable().describe('Complete updated assessment when the verdict is refine'),
+  /** Optional on the wire (older records have none); the loop's structured-output schema makes it required. */
+  exploration_hints: ExplorationHints.nullable().optional().describe('Set when the verdict is refine'),
 });
 export type RefinementDecision = z.infer<typeof RefinementDecision>;
+
+/** One discovery search as remembered by the workspace (shown to the model so it does not repeat itself). */
+export const SearchHistoryItem = z.strictObject({
+  query: z.string().max(2_000),
+  aspect: z.string().max(128).nullable(),
+  uris: z.array(ResourceUri).max(100),
+});
+export type SearchHistoryItem = z.infer<typeof SearchHistoryItem>;
+
+/**
+ * The serialisable state of a thread's workspace (the original's ResourceContext plus the loop's expanded tools):
+ * segments in display order with their hidden properties, hidden URIs, URIs found not to exist, the search history and
+ * the tools currently expanded. Checkpointed with the thread so that goals of one thread share it and a resumed goal
+ * sees what it saw before the crash.
+ */
+export const WorkspaceState = z.strictObject({
+  segments: z.array(SegmentSpec).max(200),
+  excludedUris: z.array(ResourceUri).max(1_000),
+  nonexistentUris: z.array(z.string().max(2_048)).max(1_000),
+  searchHistory: z.array(SearchHistoryItem).max(200),
+  expandedTools: z.array(ToolName).max(200),
+});
+export type WorkspaceState = z.infer<typeof WorkspaceState>;
+
+/** A fresh workspace: only the root segment `/`, nothing hidden, nothing searched, no tool expanded. */
+export function emptyWorkspace(): WorkspaceState {
+  return {
+    segments: [{ uri: '/', excludedProperties: [] }],
+    excludedUris: [],
+    nonexistentUris: [],
+    searchHistory: [],
+    expandedTools: [],
+  };
+}

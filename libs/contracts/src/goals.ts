@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PursuitAssessment, ResolutionStatus } from './agent-loop';
+import { PursuitAssessment, ResolutionStatus, WorkspaceState } from './agent-loop';
 import {
   EpochMs,
   GoalId,
@@ -131,6 +131,19 @@ export const PendingInteraction = z.discriminatedUnion('kind', [
 ]);
 export type PendingInteraction = z.infer<typeof PendingInteraction>;
 
+/**
+ * The step whose OperationPlan was decided and is being (or may have been) dispatched, recorded before dispatch. After a
+ * crash the resumed pursuit re-sends exactly this plan with the same invocation id (the runner then replays its result)
+ * instead of asking the model again, so no step runs twice.
+ */
+export const InFlightStep = z.strictObject({
+  index: z.number().int().nonnegative(),
+  plan: StepPlan,
+  invocationId: InvocationId,
+  dispatchedAt: Timestamp,
+});
+export type InFlightStep = z.infer<typeof InFlightStep>;
+
 /** How a pursuit ended. `resolutionStatus` is the determiner's verdict (absent when a limit or cancel ended it). */
 export const GoalOutcome = z.strictObject({
   status: TerminalGoalStatus,
@@ -165,6 +178,10 @@ export const GoalRecord = z.strictObject({
   steps: z.array(StepRecord),
   assessment: PursuitAssessment.optional(),
   pendingInteraction: PendingInteraction.optional(),
+  /** Set between the decision of a step and its checkpointed outcome. */
+  inFlight: InFlightStep.optional(),
+  /** Pursuits started for this goal (the first one and each resumption); a goal that keeps failing them is given up. */
+  attempts: z.number().int().nonnegative().optional(),
   outcome: GoalOutcome.optional(),
   usage: TokenUsage,
   cancelRequested: z.boolean(),
@@ -218,3 +235,59 @@ export type InteractionAnswer = z.infer<typeof InteractionAnswer>;
 /** Reply to an accepted answer (errors: NOT_FOUND, INTERACTION_NOT_PENDING). */
 export const InteractionAnswerAck = z.strictObject({ accepted: z.literal(true) });
 export type InteractionAnswerAck = z.infer<typeof InteractionAnswerAck>;
+
+/** One finished goal as remembered by its thread (the interaction history the prompts read, newest last). */
+export const ThreadHistoryEntry = z.strictObject({
+  goalId: GoalId,
+  request: z.string().max(MAX_REQUEST_CHARS).nullable(),
+  goal: z.string().max(MAX_REQUEST_CHARS).nullable(),
+  status: TerminalGoalStatus,
+  response: Text,
+  finishedAt: Timestamp,
+});
+export type ThreadHistoryEntry = z.infer<typeof ThreadHistoryEntry>;
+
+export const MAX_THREAD_HISTORY = 20;
+
+/**
+ * The shared state of a thread (KV bucket `threads`, key = thread id): the workspace its goals build on and the
+ * history of its finished goals. Goals of one thread run one after another, so one writer at a time; updates still use
+ * the revision (CAS).
+ */
+export const ThreadRecord = z.strictObject({
+  schemaVersion: SchemaVersion,
+  threadId: ThreadId,
+  workspace: WorkspaceState,
+  history: z.array(ThreadHistoryEntry).max(MAX_THREAD_HISTORY),
+  updatedAt: Timestamp,
+  revision: z.number().int().nonnegative().optional(),
+});
+export type ThreadRecord = z.infer<typeof ThreadRecord>;
+
+/**
+ * Request on `novelrag.autonomous.next`: let the autonomous deciders (backlog, exploration) choose the next goal. With
+ * `submit` the orchestrator also stores and queues it like a user goal (source `autonomous`).
+ */
+export const NextGoalRequest = z.strictObject({
+  schemaVersion: SchemaVersion,
+  beliefs: Beliefs.optional(),
+  threadId: ThreadId.optional(),
+  lang: Lang.optional(),
+  limits: GoalLimits.optional(),
+  submit: z.boolean(),
+});
+export type NextGoalRequest = z.infer<typeof NextGoalRequest>;
+
+/** Reply: `goal` null when there is nothing worth doing; `goalId`/`status` only when it was submitted. */
+export const NextGoalReply = z.strictObject({
+  goal: z
+    .strictObject({
+      description: z.string().min(1).max(MAX_REQUEST_CHARS),
+      decider: z.strictObject({ name: Label, context: Text.optional() }),
+      goalId: GoalId.optional(),
+      threadId: ThreadId.optional(),
+      status: GoalStatus.optional(),
+    })
+    .nullable(),
+});
+export type NextGoalReply = z.infer<typeof NextGoalReply>;

@@ -84,6 +84,7 @@ export {
   GoalRecord,
   GoalSource,
   GoalSubmission,
+  InFlightStep,
   InteractionAnswer,
   InteractionAnswerAck,
   InteractionAnswerBody,
@@ -91,11 +92,16 @@ export {
   MAX_BELIEFS,
   MAX_BELIEF_CHARS,
   MAX_REQUEST_CHARS,
+  NextGoalReply,
+  NextGoalRequest,
   PendingInteraction,
   StepOutcome,
   StepPlan,
   StepRecord,
   StepStatus,
+  MAX_THREAD_HISTORY,
+  ThreadHistoryEntry,
+  ThreadRecord,
 } from './goals';
 
 // agent loop payloads (also structured-output schemas)
@@ -105,12 +111,16 @@ export {
   FinalizeArgs,
   FinalizeStatus,
   PursuitAssessment,
+  ExplorationHints,
   RefinementApproval,
   RefinementDecision,
   RefinementPlan,
   ResolutionStatus,
   ResourceProperty,
+  SearchHistoryItem,
+  WorkspaceState,
   discoveryNeedsRefinement,
+  emptyWorkspace,
 } from './agent-loop';
 
 // tools
@@ -124,7 +134,10 @@ export {
   ToolMetadata,
   ToolMetadataError,
   ToolOutput,
+  ToolClaim,
   ToolResultRecord,
+  ToolWorkspace,
+  ToolsChanged,
   decodeToolMetadata,
   encodeToolMetadata,
 } from './tools';

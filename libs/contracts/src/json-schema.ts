@@ -5,6 +5,7 @@ import {
   FinalizeArgs,
   PursuitAssessment,
   RefinementDecision,
+  WorkspaceState,
   RefinementPlan,
 } from './agent-loop';
 import { ErrorEnvelope } from './errors';
@@ -16,8 +17,11 @@ import {
   GoalSubmission,
   InteractionAnswer,
   InteractionAnswerAck,
+  NextGoalReply,
+  NextGoalRequest,
   PendingInteraction,
   StepRecord,
+  ThreadRecord,
 } from './goals';
 import { Aspect, ElementContext, ElementInput, ResourceElement } from './resource-model';
 import { ResourceOperation } from './resource-operations';
@@ -64,7 +68,9 @@ import {
   ToolInvocation,
   ToolMetadata,
   ToolOutput,
+  ToolClaim,
   ToolResultRecord,
+  ToolsChanged,
 } from './tools';
 import { TraceEvent } from './trace';
 
@@ -81,6 +87,9 @@ export const CONTRACT_SCHEMAS = {
   CancelRequest,
   InteractionAnswer,
   InteractionAnswerAck,
+  ThreadRecord,
+  NextGoalRequest,
+  NextGoalReply,
   // tools
   ToolInvocation,
   ToolOutput,
@@ -88,6 +97,8 @@ export const CONTRACT_SCHEMAS = {
   EncodedToolMetadata,
   ToolDescriptor,
   ToolResultRecord,
+  ToolClaim,
+  ToolsChanged,
   // runtime
   RuntimeEvent,
   InteractionRequest,
@@ -98,6 +109,7 @@ export const CONTRACT_SCHEMAS = {
   RefinementPlan,
   ActionDecision,
   RefinementDecision,
+  WorkspaceState,
   FinalizeArgs,
   // trace
   TraceEvent,

@@ -140,6 +140,13 @@ export type ApplyRequest = z.infer<typeof ApplyRequest>;
 export const ApplyReply = z.strictObject({
   undo: z.array(ResourceOperation),
   changedUris: z.array(ResourceUri),
+  /**
+   * Set when the request's `idempotencyKey` had already been applied: nothing was applied now, and this is the
+   * first application's reply, with the operations it applied (`applied`), which may differ from the ones just sent
+   * (a retried tool call regenerates its content). Replies recorded before `applied` existed lack it.
+   */
+  replayed: z.literal(true).optional(),
+  applied: z.array(ResourceOperation).optional(),
 });
 export type ApplyReply = z.infer<typeof ApplyReply>;
 

@@ -35,6 +35,8 @@ describe('Subjects', () => {
   it('builds tool, resource, trace and health subjects', () => {
     expect(Subjects.toolInvoke('ResourceWriteTool')).toBe('novelrag.tools.ResourceWriteTool.invoke');
     expect(Subjects.toolInvokeAll).toBe('novelrag.tools.*.invoke');
+    expect(Subjects.toolsChanged).toBe('novelrag.tools.changed');
+    expect(toolFromInvokeSubject(Subjects.toolsChanged)).toBeNull();
     expect(ResourceSubjects.aspectsCreate).toBe('novelrag.resources.aspects.create');
     expect(ResourceSubjects.backlogRemove).toBe('novelrag.resources.backlog.remove');
     expect(Subjects.resources.find).toBe('novelrag.resources.find');
@@ -90,7 +92,14 @@ describe('streams, buckets, service names', () => {
       subjects: ['novelrag.goals.submitted'],
     });
     expect(Streams.trace.name).toBe('TRACE');
-    expect(Buckets).toEqual({ goals: 'goals', toolResults: 'tool-results' });
+    expect(Buckets).toEqual({
+      goals: 'goals',
+      toolResults: 'tool-results',
+      threads: 'threads',
+      threadLeases: 'thread-leases',
+    });
+    expect(Subjects.autonomousNext).toBe('novelrag.autonomous.next');
+    expect(goalIdFromSubject(Subjects.autonomousNext)).toBeNull();
     expect(MicroServiceNames.resources).toBe('novelrag-resources');
   });
 

@@ -101,6 +101,14 @@ export const Subjects = {
   toolInvoke: (tool: string) => `${TOOLS}.${token('tool name', tool)}.invoke`,
   /** Every tool's invoke subject (discovery filters, permissions). */
   toolInvokeAll: `${TOOLS}.*.invoke`,
+  /** Event (`ToolsChanged`) from a tool host that started or stopped serving tools (triggers rediscovery). */
+  toolsChanged: `${TOOLS}.changed`,
+
+  /**
+   * Request/reply (`NextGoalRequest` → `Reply<NextGoalReply>`): an orchestrator's autonomous deciders choose the next
+   * goal (and submit it when asked). Outside `novelrag.goals.*` so it is never mistaken for a goal id.
+   */
+  autonomousNext: `${SUBJECT_PREFIX}.autonomous.next`,
 
   resources: ResourceSubjects,
   /** Event (`ResourcesChanged`) after every committed write. */
@@ -160,6 +168,13 @@ export const Buckets = {
   goals: 'goals',
   /** Tool results by invocation id (`ToolOutput`), so a retried invocation is served, not re-run. Bucket-wide TTL. */
   toolResults: 'tool-results',
+  /** One key per thread (`ThreadRecord`): shared workspace and history of the thread's goals. */
+  threads: 'threads',
+  /**
+   * One key per thread (key = thread id): which orchestrator may run the thread's next goal, and who waits (in stream
+   * order). Private to the orchestrators; updates use the revision (CAS).
+   */
+  threadLeases: 'thread-leases',
 } as const;
 
 export const BucketTtls = {
@@ -170,6 +185,7 @@ export const BucketTtls = {
 export const KvKeys = {
   goal: (goalId: string) => token('goal id', goalId),
   toolResult: (invocationId: string) => token('invocation id', invocationId),
+  thread: (threadId: string) => token('thread id', threadId),
 } as const;
 
 /** NATS micro service names (`A-Z a-z 0-9 - _` only). */

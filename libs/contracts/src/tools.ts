@@ -7,9 +7,12 @@ import {
   Lang,
   SCHEMA_VERSION,
   SchemaVersion,
+  ResourceUri,
   ThreadId,
   ToolName,
 } from './common';
+import { Beliefs } from './goals';
+import { SegmentSpec } from './resources';
 import { ErrorEnvelope, describeIssues } from './errors';
 import { SubjectToken } from './subjects';
 
@@ -25,6 +28,13 @@ export const Subject = z
     'must be a NATS subject without wildcards',
   );
 export type Subject = z.infer<typeof Subject>;
+
+/** The context a tool receives with an invocation: the shape of a `resources.segments` request, maybe empty. */
+export const ToolWorkspace = z.strictObject({
+  segments: z.array(SegmentSpec).max(200),
+  excludedUris: z.array(ResourceUri).max(1_000),
+});
+export type ToolWorkspace = z.infer<typeof ToolWorkspace>;
 
 /**
  * Orchestrator → tool (request/reply on `novelrag.tools.<tool>.invoke`). `invocationId` is the idempotency key: a
@@ -46,6 +56,13 @@ export const ToolInvocation = z.strictObject({
   lang: Lang.optional(),
   /** 1 for the first attempt, incremented on retries with the same invocationId. */
   attempt: z.number().int().min(1).max(100).optional(),
+  /**
+   * The planner's workspace when it decided this step (segments in order, hidden properties, hidden URIs), so tools that
+   * generate content (ResourceWriteTool) read the same context the planner read, via `resources.segments`.
+   */
+  workspace: ToolWorkspace.optional(),
+  /** The goal's beliefs (content directive of tool prompts). */
+  beliefs: Beliefs.optional(),
 });
 export type ToolInvocation = z.infer<typeof ToolInvocation>;
 
@@ -233,3 +250,35 @@ export const ToolResultRecord = z.strictObject({
   recordedAt: z.iso.datetime({ offset: true }),
 });
 export type ToolResultRecord = z.infer<typeof ToolResultRecord>;
+
+/**
+ * The other value of a `tool-results` key: "running on runner X until `leaseUntil`". Written with `create` (only one
+ * runner wins) before a tool runs, renewed while it runs, replaced by the `ToolResultRecord` when it ends. A claim
+ * whose lease passed belongs to a dead runner: another runner may take it over (compare-and-swap on its revision), and
+ * the orchestrator retries at once instead of waiting out the call.
+ */
+export const ToolClaim = z.strictObject({
+  schemaVersion: SchemaVersion,
+  state: z.literal('running'),
+  invocationId: InvocationId,
+  goalId: GoalId,
+  tool: ToolName,
+  runner: z.string().min(1).max(256),
+  leaseUntil: EpochMs,
+  attempt: z.number().int().min(1),
+});
+export type ToolClaim = z.infer<typeof ToolClaim>;
+
+/**
+ * Event on `novelrag.tools.changed`: a tool host started serving (`up`) or stopped (`down`) these tools. A hint, not
+ * the truth: the orchestrator rediscovers through `$SRV.INFO` when it hears one, so a lost or forged event costs
+ * nothing but a discovery. Tools that never announce are still found by the periodic refresh.
+ */
+export const ToolsChanged = z.strictObject({
+  schemaVersion: SchemaVersion,
+  change: z.enum(['up', 'down']),
+  service: z.string().min(1).max(256),
+  instance: z.string().min(1).max(256),
+  tools: z.array(ToolName).max(1_000),
+});
+export type ToolsChanged = z.infer<typeof ToolsChanged>;

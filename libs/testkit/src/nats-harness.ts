@@ -25,15 +25,29 @@ export interface StartNatsOptions {
 
 const DEFAULT_URL = 'nats://127.0.0.1:4222';
 
-/** A free TCP port on 127.0.0.1 (released before returning, so there is a small race; fine for tests). */
-export async function freePort(): Promise<number> {
+function tryListen(port: number): Promise<number | undefined> {
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const bound = (server.address() as AddressInfo).port;
+      server.close(() => resolve(bound));
+    });
   });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * A free TCP port on 127.0.0.1, released before returning. It is drawn from 20000-32767, below Linux's ephemeral range
+ * (32768+), so the outbound connections other processes open meanwhile cannot take it before the service under test
+ * binds it (a port from `listen(0)` could be handed out to one of them). Falls back to an OS-chosen port.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await tryListen(20_000 + Math.floor(Math.random() * 12_768));
+    if (port !== undefined) return port;
+  }
+  const port = await tryListen(0);
+  if (port === undefined) throw new Error('no free TCP port on 127.0.0.1');
   return port;
 }
 

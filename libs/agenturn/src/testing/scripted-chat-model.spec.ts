@@ -156,6 +156,22 @@ describe('ScriptedChatModel', () => {
     ).rejects.toThrow(/other than the forced "Finalize"/);
   });
 
+  it('passes a misbehaving reply through unchecked when the entry asks for it', async () => {
+    const model = new ScriptedChatModel([
+      {
+        kind: 'tools',
+        unchecked: true,
+        respond: { content: null, toolCalls: [{ id: '1', name: 'delete_all', arguments: {} }] },
+      },
+      { kind: 'tools', unchecked: true, respond: { content: 'no call', toolCalls: [] } },
+    ]);
+    const unknown = await model.callTools({ messages, purpose: 'decide', tools, toolChoice: 'required' });
+    expect(unknown.value.toolCalls[0]?.name).toBe('delete_all');
+    const none = await model.callTools({ messages, purpose: 'decide', tools, toolChoice: 'required' });
+    expect(none.value.toolCalls).toEqual([]);
+    model.assertDone();
+  });
+
   it('lets a respond function script a failing model', async () => {
     const model = new ScriptedChatModel([
       {

@@ -27,6 +27,11 @@ export type ScriptEntry =
       readonly kind: 'tools';
       readonly purpose?: string;
       readonly respond: ToolCallReply | ((options: ToolCallOptions) => MaybePromise<ToolCallReply>);
+      /**
+       * Skip the checks of the reply against the offered tools and the tool choice, to script a model (or adapter) that
+       * misbehaves: calls an unknown tool or makes no call although one is required.
+       */
+      readonly unchecked?: boolean;
     }
   | {
       readonly kind: 'text';
@@ -94,6 +99,7 @@ export class ScriptedChatModel implements ChatModel {
     const entry = this.take(options, { kind: 'tools', toolNames });
     if (entry.kind !== 'tools') throw this.unreachable();
     const reply = typeof entry.respond === 'function' ? await entry.respond(options) : entry.respond;
+    if (entry.unchecked === true) return this.result(options, reply, JSON.stringify(reply));
     for (const call of reply.toolCalls) {
       if (!toolNames.includes(call.name)) {
         throw this.mismatch(

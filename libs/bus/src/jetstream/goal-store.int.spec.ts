@@ -107,4 +107,19 @@ describe('GoalStore and GOALS stream (real NATS JetStream)', () => {
     expect(GoalSubmission.parse(msg?.json())).toEqual(submission);
     msg?.ack();
   });
+
+  it('creates the orchestrator consumer once and never resets its settings on a later boot', async () => {
+    const own = { goals: `${stream}_ACK`, goalSubject: `${subject}.ack` };
+    const jsm = await jetstreamManager(nc);
+    try {
+      await ensureGoalsStream(nc, own, { ackWaitMs: 5_000 });
+      const ns = (ms: number) => ms * 1_000_000;
+      expect((await jsm.consumers.info(own.goals, Streams.goals.consumer)).config.ack_wait).toBe(ns(5_000));
+      // A gateway boots later with no opinion on the consumer: the orchestrator's ack wait stands.
+      await ensureGoalsStream(nc, own);
+      expect((await jsm.consumers.info(own.goals, Streams.goals.consumer)).config.ack_wait).toBe(ns(5_000));
+    } finally {
+      await jsm.streams.delete(own.goals).catch(() => undefined);
+    }
+  });
 });

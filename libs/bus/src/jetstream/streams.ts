@@ -38,8 +38,16 @@ async function ensureStream(
   }
 }
 
-/** The `GOALS` work-queue stream and its durable orchestrator consumer. */
-export async function ensureGoalsStream(nc: NatsConnection, names: StreamNames = {}): Promise<void> {
+/**
+ * The `GOALS` work-queue stream and its durable orchestrator consumer. The consumer is created when missing and never
+ * reconfigured here: the orchestrator owns its settings (it updates `ack_wait` to `NOVELRAG_GOAL_ACK_WAIT_MS` when it
+ * starts pulling), so a gateway booting later must not reset them.
+ */
+export async function ensureGoalsStream(
+  nc: NatsConnection,
+  names: StreamNames = {},
+  consumer: { ackWaitMs?: number } = {},
+): Promise<void> {
   const name = names.goals ?? Streams.goals.name;
   await ensureStream(nc, {
     name,
@@ -49,12 +57,23 @@ export async function ensureGoalsStream(nc: NatsConnection, names: StreamNames =
     duplicate_window: ms(Streams.goals.duplicateWindowMs),
   });
   const jsm = await jetstreamManager(nc);
-  await jsm.consumers.add(name, {
-    durable_name: Streams.goals.consumer,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: ms(60_000),
-    max_deliver: -1,
-  });
+  try {
+    await jsm.consumers.info(name, Streams.goals.consumer);
+    return;
+  } catch (err) {
+    if (!(err instanceof Error && /not found/i.test(err.message))) throw err;
+  }
+  try {
+    await jsm.consumers.add(name, {
+      durable_name: Streams.goals.consumer,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: ms(consumer.ackWaitMs ?? 60_000),
+      max_deliver: -1,
+    });
+  } catch (err) {
+    // Another instance created it between our look and our add: theirs stands.
+    if (!(err instanceof Error && /already (exists|in use)/i.test(err.message))) throw err;
+  }
 }
 
 /** The `TRACE` stream (bounded by age and bytes) that SSE replays from. */

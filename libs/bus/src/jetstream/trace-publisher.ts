@@ -35,7 +35,10 @@ export class TracePublisher {
       filter_subjects: (this.options.goalFilter ?? Subjects.traceOfGoal)(goalId),
       deliver_policy: DeliverPolicy.Last,
     });
-    const last = await consumer.next({ expires: 1_000 });
+    // A new goal has no stored event: ask the consumer first instead of waiting out a pull's expiry (it cost ~1 s at
+    // every goal's first event).
+    const { num_pending: pending } = await consumer.info(true);
+    const last = pending > 0 ? await consumer.next({ expires: 1_000 }) : null;
     let seq = 0;
     if (last) {
       const parsed = TraceEvent.safeParse(last.json());

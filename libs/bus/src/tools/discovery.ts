@@ -1,5 +1,6 @@
 import { Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { mapTransportError } from '../request';
 import {
   type ToolDescriptor,
   decodeToolMetadata,
@@ -32,33 +33,38 @@ export async function discoverTools(nc: NatsConnection, waitMs = 750): Promise<T
   const client = new Svcm(nc as never).client({ strategy: 'timer', maxWait: waitMs });
   const tools = new Map<string, DiscoveredTool>();
   const invalid: InvalidToolEndpoint[] = [];
-  for await (const info of await client.info()) {
-    if (!isToolServiceName(info.name)) continue;
-    for (const endpoint of info.endpoints ?? []) {
-      const name = toolFromInvokeSubject(endpoint.subject);
-      if (!name) continue;
-      const known = tools.get(name);
-      if (known) {
-        tools.set(name, { ...known, instances: known.instances + 1 });
-        continue;
-      }
-      try {
-        tools.set(name, {
-          name,
-          subject: endpoint.subject,
-          metadata: decodeToolMetadata(endpoint.metadata ?? {}),
-          available: true,
-          service: { name: info.name, version: info.version },
-          instances: 1,
-        });
-      } catch (err) {
-        invalid.push({
-          service: info.name,
-          endpoint: endpoint.subject,
-          reason: err instanceof Error ? err.message : String(err),
-        });
+  try {
+    for await (const info of await client.info()) {
+      if (!isToolServiceName(info.name)) continue;
+      for (const endpoint of info.endpoints ?? []) {
+        const name = toolFromInvokeSubject(endpoint.subject);
+        if (!name) continue;
+        const known = tools.get(name);
+        if (known) {
+          tools.set(name, { ...known, instances: known.instances + 1 });
+          continue;
+        }
+        try {
+          tools.set(name, {
+            name,
+            subject: endpoint.subject,
+            metadata: decodeToolMetadata(endpoint.metadata ?? {}),
+            available: true,
+            service: { name: info.name, version: info.version },
+            instances: 1,
+          });
+        } catch (err) {
+          invalid.push({
+            service: info.name,
+            endpoint: endpoint.subject,
+            reason: err instanceof Error ? err.message : String(err),
+          });
+        }
       }
     }
+  } catch (err) {
+    // `$SRV.INFO` with nobody serving anything is an empty answer (every host gone), not a failed discovery.
+    if (mapTransportError(err, '$SRV.INFO', waitMs).code !== 'NO_RESPONDERS') throw err;
   }
   return { tools: [...tools.values()].sort((a, b) => a.name.localeCompare(b.name)), invalid };
 }

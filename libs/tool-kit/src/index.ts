@@ -1,0 +1,7 @@
+export { defineTool, type HostedTool, type ToolContext, type ToolSpec } from './hosted-tool';
+export { ToolHost, type ToolHostOptions } from './tool-host';
+export { RemoteExecutionContext } from './remote-execution-context';
+export { compileParamValidator } from './param-validator';
+export { ToolResultStore, ToolClaim, type StoredState, type ToolResultStoreOptions } from './result-store';
+export { IdempotentExecution, type IdempotencyOptions } from './idempotent-execution';
+export { type HostLogger, silentLogger } from './logger';

@@ -1,0 +1,73 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Subjects, type ToolInvocation, type ToolOutput, errorEnvelope } from '@novelrag/contracts';
+import type { HostedTool } from './hosted-tool';
+import type { HostLogger } from './logger';
+import { errorOutput, thrownOutput, toWireOutput } from './outputs';
+import { RemoteExecutionContext } from './remote-execution-context';
+
+export interface RunLimits {
+  readonly deadline: number;
+  readonly maxResultChars: number;
+}
+
+/**
+ * Runs one tool call under its deadline and its goal's cancellation: the tool's signal aborts when either comes, and
+ * the answer (TIMEOUT / CANCELLED) does not wait for a tool that ignores its signal, so one stuck tool never blocks the
+ * runner. A rejection becomes an error output.
+ */
+export async function runInvocation(
+  nc: NatsConnection,
+  tool: HostedTool,
+  invocation: ToolInvocation,
+  limits: RunLimits,
+  logger: HostLogger,
+  now: () => number = Date.now,
+): Promise<ToolOutput> {
+  const started = now();
+  const elapsed = () => now() - started;
+  const budget = limits.deadline - started;
+  if (budget <= 0) {
+    return errorOutput(errorEnvelope('TIMEOUT', `the deadline of ${tool.name} passed before it started`), 0);
+  }
+  const controller = new AbortController();
+  let settle: (out: ToolOutput) => void = () => undefined;
+  const stopped = new Promise<ToolOutput>((resolve) => (settle = resolve));
+  const timer = setTimeout(() => {
+    controller.abort(errorEnvelope('TIMEOUT', 'deadline'));
+    settle(
+      errorOutput(errorEnvelope('TIMEOUT', `${tool.name} did not finish within ${budget} ms`), elapsed()),
+    );
+  }, budget);
+  const cancelSub = nc.subscribe(Subjects.goalCancel(invocation.goalId), {
+    callback: (err) => {
+      if (err) return;
+      controller.abort(errorEnvelope('CANCELLED', 'goal cancelled'));
+      settle(
+        errorOutput(errorEnvelope('CANCELLED', `the goal was cancelled while ${tool.name} ran`), elapsed()),
+      );
+    },
+  });
+  const ctx = new RemoteExecutionContext(nc, invocation, limits.deadline, controller.signal, logger, now);
+  const running = (async (): Promise<ToolOutput> => {
+    try {
+      const out = await tool.call(ctx, invocation.params, controller.signal);
+      return toWireOutput(out, limits.maxResultChars, elapsed());
+    } catch (err) {
+      if (!(err instanceof Error && 'code' in err)) {
+        logger.warn('tool threw', {
+          tool: tool.name,
+          invocationId: invocation.invocationId,
+          error: String(err),
+        });
+      }
+      return thrownOutput(err, tool.name, elapsed());
+    }
+  })();
+  try {
+    return await Promise.race([running, stopped]);
+  } finally {
+    clearTimeout(timer);
+    cancelSub.unsubscribe();
+    if (!controller.signal.aborted) controller.abort(errorEnvelope('CANCELLED', 'invocation finished'));
+  }
+}

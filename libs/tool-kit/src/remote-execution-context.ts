@@ -1,0 +1,178 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { CancelledError, type InteractionOptions } from '@novelrag/agenturn';
+import {
+  type InteractionReply,
+  InteractionReply as InteractionReplySchema,
+  type InteractionRequest,
+  MAX_INTERACTION_TIMEOUT_MS,
+  MAX_TEXT_CHARS,
+  type RuntimeEvent,
+  SCHEMA_VERSION,
+  type ToolInvocation,
+  replyOf,
+} from '@novelrag/contracts';
+import type { ToolContext } from './hosted-tool';
+import type { HostLogger } from './logger';
+
+const InteractionReplyEnvelope = replyOf(InteractionReplySchema);
+/** Time kept between the human's deadline and the tool's own deadline, so the tool can still finish. */
+const INTERACTION_MARGIN_MS = 500;
+const MIN_INTERACTION_MS = 1_000;
+
+type EventBody =
+  | { kind: 'debug' | 'info' | 'warning' | 'error' | 'output'; message: string }
+  | { kind: 'progress'; key: string; value: string; description?: string }
+  | { kind: 'backlog'; content: Record<string, unknown>; priority?: number };
+
+function clip(text: string, max = MAX_TEXT_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * The ExecutionContext of one invocation, over NATS: log levels, output, progress and backlog are `RuntimeEvent`s
+ * published on the invocation's `runtimeSubject` (fire and forget, never throwing); confirm/request are
+ * `InteractionRequest`s on `interactSubject`, bounded by the invocation's deadline. No answer in time, nobody
+ * listening, or `{timedOut}` means declined; an error reply coded CANCELLED (or the invocation's own cancellation)
+ * rejects with `CancelledError`.
+ */
+export class RemoteExecutionContext implements ToolContext {
+  constructor(
+    private readonly nc: NatsConnection,
+    readonly invocation: ToolInvocation,
+    readonly deadline: number,
+    private readonly signal: AbortSignal,
+    private readonly logger: HostLogger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  debug(message: string): void {
+    this.publish({ kind: 'debug', message: clip(message) });
+  }
+  info(message: string): void {
+    this.publish({ kind: 'info', message: clip(message) });
+  }
+  warning(message: string): void {
+    this.publish({ kind: 'warning', message: clip(message) });
+  }
+  error(message: string): void {
+    this.publish({ kind: 'error', message: clip(message) });
+  }
+  output(message: string): void {
+    this.publish({ kind: 'output', message: clip(message) });
+  }
+  progress(key: string, value: string, description?: string): void {
+    this.publish({
+      kind: 'progress',
+      key: clip(key, 2_000),
+      value: clip(value, 10_000),
+      ...(description !== undefined ? { description: clip(description, 10_000) } : {}),
+    });
+  }
+  backlog(content: Readonly<Record<string, unknown>>, priority?: number): void {
+    const bounded = priority === undefined ? undefined : Math.max(0, Math.min(10, Math.round(priority)));
+    this.publish({
+      kind: 'backlog',
+      content: { ...content },
+      ...(bounded !== undefined ? { priority: bounded } : {}),
+    });
+  }
+
+  async confirm(message: string, options?: InteractionOptions): Promise<boolean> {
+    const reply = await this.interact({ kind: 'confirm', message: clip(message) }, options);
+    return reply !== null && 'approved' in reply && reply.approved;
+  }
+
+  async request(prompt: string, options?: InteractionOptions): Promise<string | null> {
+    const reply = await this.interact({ kind: 'request', prompt: clip(prompt) }, options);
+    return reply !== null && 'text' in reply ? reply.text : null;
+  }
+
+  private publish(body: EventBody): void {
+    const { goalId, invocationId, step, runtimeSubject } = this.invocation;
+    const event = {
+      schemaVersion: SCHEMA_VERSION,
+      goalId,
+      invocationId,
+      step,
+      at: new Date(this.now()).toISOString(),
+      ...body,
+    } as RuntimeEvent;
+    try {
+      this.nc.publish(runtimeSubject, JSON.stringify(event));
+    } catch (err) {
+      this.logger.warn('runtime event not published', { invocationId, error: String(err) });
+    }
+  }
+
+  /** null = declined (timeout, nobody listening, `{timedOut}`, or an answer we cannot read). */
+  private async interact(
+    body: { kind: 'confirm'; message: string } | { kind: 'request'; prompt: string },
+    options?: InteractionOptions,
+  ): Promise<InteractionReply | null> {
+    if (this.signal.aborted) throw new CancelledError('the invocation was cancelled');
+    const available = this.deadline - this.now() - INTERACTION_MARGIN_MS;
+    if (available < MIN_INTERACTION_MS) {
+      this.logger.warn('no time left to ask the human; treated as declined', {
+        invocationId: this.invocation.invocationId,
+      });
+      return null;
+    }
+    const humanTimeout = Math.min(options?.timeoutMs ?? available, available, MAX_INTERACTION_TIMEOUT_MS);
+    const { goalId, invocationId, step, interactSubject } = this.invocation;
+    const request: InteractionRequest = {
+      schemaVersion: SCHEMA_VERSION,
+      goalId,
+      invocationId,
+      step,
+      timeoutMs: Math.max(MIN_INTERACTION_MS, Math.floor(humanTimeout)),
+      ...body,
+    };
+    let raw: unknown;
+    try {
+      const pending = this.nc.request(interactSubject, JSON.stringify(request), {
+        // The orchestrator answers `{timedOut}` at the human deadline; the margin covers the bus round trip.
+        timeout: Math.floor(
+          Math.min(humanTimeout + INTERACTION_MARGIN_MS, available + INTERACTION_MARGIN_MS),
+        ),
+      });
+      const msg = await abortable(pending, this.signal);
+      raw = msg.json();
+    } catch (err) {
+      if (err instanceof CancelledError) throw err;
+      this.logger.info('interaction unanswered; treated as declined', { invocationId, error: String(err) });
+      return null;
+    }
+    const reply = InteractionReplyEnvelope.safeParse(raw);
+    if (!reply.success) {
+      this.logger.warn('interaction reply outside the contract; treated as declined', { invocationId });
+      return null;
+    }
+    if (!reply.data.ok) {
+      if (reply.data.error.code === 'CANCELLED') throw new CancelledError(reply.data.error.message);
+      this.logger.info('interaction refused; treated as declined', {
+        invocationId,
+        code: reply.data.error.code,
+      });
+      return null;
+    }
+    const data = reply.data.data;
+    return 'timedOut' in data ? null : data;
+  }
+}
+
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CancelledError('the invocation was cancelled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}

@@ -1,0 +1,285 @@
+import { type Service, type ServiceMsg, Svcm } from '@nats-io/services';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  ERROR_CODE_INFO,
+  type ErrorEnvelope,
+  MAX_MESSAGE_BYTES,
+  MAX_TOOL_RESULT_CHARS,
+  SCHEMA_VERSION,
+  Subjects,
+  TOOL_QUEUE_GROUP,
+  ToolInvocation,
+  ToolMetadata,
+  type ToolOutput,
+  type ToolsChanged,
+  describeIssues,
+  encodeToolMetadata,
+  errorEnvelope,
+} from '@novelrag/contracts';
+import type { HostedTool } from './hosted-tool';
+import { IdempotentExecution } from './idempotent-execution';
+import { runInvocation } from './invocation-runner';
+import { type HostLogger, silentLogger } from './logger';
+import { errorOutput } from './outputs';
+import { compileParamValidator } from './param-validator';
+import { ToolResultStore } from './result-store';
+
+export interface ToolHostOptions {
+  readonly connection: NatsConnection;
+  /** Micro service name: `MicroServiceNames.tools` (built-in) or `MicroServiceNames.toolService(suffix)`. */
+  readonly serviceName: string;
+  /** SemVer; bump it when a tool's metadata changes (micro metadata is immutable). */
+  readonly version: string;
+  readonly description?: string;
+  /** This process, in logs, claims and the service metadata. */
+  readonly instanceId: string;
+  readonly tools: readonly HostedTool[];
+  /** Invocations run at once; more are refused with UNAVAILABLE (retryable), default 8. */
+  readonly maxConcurrency?: number;
+  /** Limit of a tool that declares none, default 120 s. */
+  readonly defaultTimeoutMs?: number;
+  /** Result size cap (never above MAX_TOOL_RESULT_CHARS). */
+  readonly maxResultChars?: number;
+  /**
+   * Idempotency by invocation id in the KV bucket `tool-results` (default on); `false` for stateless tools. Without
+   * JetStream the host warns and serves without it, unless `required` (then `start()` fails).
+   */
+  readonly idempotency?:
+    | false
+    | {
+        readonly bucket?: string;
+        readonly ttlMs?: number;
+        readonly leaseMs?: number;
+        readonly required?: boolean;
+      };
+  readonly logger?: HostLogger;
+  readonly now?: () => number;
+}
+
+interface Endpoint {
+  readonly tool: HostedTool;
+  readonly validate: ReturnType<typeof compileParamValidator>;
+}
+
+/**
+ * Serves tools as NATS micro endpoints `novelrag.tools.<name>.invoke` in queue group `novelrag-tools` (so any number
+ * of hosts share the load), with their metadata for `$SRV.INFO` discovery. Each request is a `ToolInvocation`,
+ * answered with a `ToolOutput`; error outputs also carry the micro `Nats-Service-Error(-Code)` headers. Guarantees:
+ * invocation and params validated first (VALIDATION_FAILED naming the field), a concurrency limit (UNAVAILABLE beyond
+ * it), deadline and goal cancellation, a result size cap, at-most-once execution per invocation id (see
+ * `IdempotentExecution`), and `stop()` that refuses new calls and lets those in flight finish (bounded).
+ */
+export class ToolHost {
+  private service: Service | undefined;
+  private readonly endpoints = new Map<string, Endpoint>();
+  private readonly inFlight = new Map<string, Promise<ToolOutput>>();
+  private readonly tasks = new Set<Promise<void>>();
+  private idempotent: IdempotentExecution | undefined;
+  private active = 0;
+  private closing = false;
+  private readonly logger: HostLogger;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ToolHostOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.now = options.now ?? Date.now;
+    for (const tool of options.tools) {
+      if (this.endpoints.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
+      ToolMetadata.parse(this.metadataOf(tool));
+      this.endpoints.set(tool.name, { tool, validate: compileParamValidator(tool.name, tool.inputSchema) });
+    }
+  }
+
+  /** Invocations running now. */
+  get running(): number {
+    return this.active;
+  }
+
+  async start(): Promise<void> {
+    const { connection: nc, idempotency } = this.options;
+    if (idempotency !== false) {
+      try {
+        const store = await ToolResultStore.open(nc, {
+          ...(idempotency?.bucket ? { bucket: idempotency.bucket } : {}),
+          ...(idempotency?.ttlMs ? { ttlMs: idempotency.ttlMs } : {}),
+        });
+        this.idempotent = new IdempotentExecution({
+          store,
+          runner: this.options.instanceId,
+          leaseMs: idempotency?.leaseMs ?? 10_000,
+          logger: this.logger,
+          now: this.now,
+        });
+      } catch (err) {
+        if (idempotency?.required) throw err;
+        this.logger.warn('results are not recorded (no JetStream KV): a retried invocation runs again', {
+          error: String(err),
+        });
+      }
+    }
+    const svc = await new Svcm(nc as never).add({
+      name: this.options.serviceName,
+      version: this.options.version,
+      description: this.options.description ?? 'NovelRAG tools',
+      metadata: { instance: this.options.instanceId },
+      queue: TOOL_QUEUE_GROUP,
+    });
+    this.service = svc;
+    for (const { tool } of this.endpoints.values()) {
+      svc.addEndpoint(tool.name, {
+        subject: Subjects.toolInvoke(tool.name),
+        queue: TOOL_QUEUE_GROUP,
+        metadata: encodeToolMetadata(this.metadataOf(tool)),
+        handler: (err, msg) => {
+          if (err) return this.logger.warn('endpoint error', { tool: tool.name, error: err.message });
+          const task = this.onRequest(tool.name, msg).catch((e: unknown) =>
+            this.logger.error('request handling failed', { tool: tool.name, error: String(e) }),
+          );
+          this.tasks.add(task);
+          void task.finally(() => this.tasks.delete(task));
+        },
+      });
+    }
+    await nc.flush(); // the endpoints are subscribed on the server before anyone is told they exist
+    this.logger.info('tools served', {
+      service: this.options.serviceName,
+      tools: [...this.endpoints.keys()],
+    });
+    this.announce('up');
+  }
+
+  /** Tells orchestrators to rediscover now rather than at their next periodic refresh (best effort). */
+  private announce(change: ToolsChanged['change']): void {
+    const event: ToolsChanged = {
+      schemaVersion: SCHEMA_VERSION,
+      change,
+      service: this.options.serviceName,
+      instance: this.options.instanceId,
+      tools: [...this.endpoints.keys()],
+    };
+    try {
+      this.options.connection.publish(Subjects.toolsChanged, JSON.stringify(event));
+    } catch (err) {
+      this.logger.warn('tools change not announced', { change, error: String(err) });
+    }
+  }
+
+  /**
+   * Stops taking invocations (the endpoints leave the queue group, so callers' retries reach other hosts), then waits
+   * up to `graceMs` for those in flight. Resolves with how many were still running when the grace ran out.
+   */
+  async stop(graceMs = 10_000): Promise<number> {
+    this.closing = true;
+    const wasServing = this.service !== undefined && !this.service.isStopped;
+    await this.service?.stop().catch(() => undefined);
+    if (wasServing) this.announce('down');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.tasks]),
+      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+    return this.tasks.size;
+  }
+
+  private metadataOf(tool: HostedTool): ToolMetadata {
+    return {
+      description: tool.description,
+      ...(tool.prerequisites ? { prerequisites: tool.prerequisites } : {}),
+      ...(tool.outputDescription ? { outputDescription: tool.outputDescription } : {}),
+      inputSchema: tool.inputSchema as ToolMetadata['inputSchema'],
+      ...(tool.timeoutMs !== undefined ? { timeoutMs: tool.timeoutMs } : {}),
+      readOnly: tool.hints?.readOnly ?? false,
+      destructive: tool.hints?.destructive ?? false,
+      idempotent: tool.hints?.idempotent ?? false,
+      schemaVersion: SCHEMA_VERSION,
+    };
+  }
+
+  private async onRequest(name: string, msg: ServiceMsg): Promise<void> {
+    const endpoint = this.endpoints.get(name);
+    if (!endpoint) return this.reply(msg, errorOutput(errorEnvelope('TOOL_NOT_FOUND', `no tool ${name}`)));
+    if (this.closing)
+      return this.reply(msg, errorOutput(errorEnvelope('UNAVAILABLE', 'the runner is stopping')));
+    const invocation = this.parse(name, msg);
+    if ('code' in invocation) return this.reply(msg, errorOutput(invocation));
+    const invalid = endpoint.validate(invocation.params);
+    if (invalid) return this.reply(msg, errorOutput(invalid));
+    if (this.active >= (this.options.maxConcurrency ?? 8)) {
+      return this.reply(
+        msg,
+        errorOutput(errorEnvelope('UNAVAILABLE', `runner ${this.options.instanceId} is busy; retry`)),
+      );
+    }
+    this.active += 1;
+    try {
+      this.reply(msg, await this.serve(endpoint.tool, invocation));
+    } catch (err) {
+      // Only the bookkeeping can throw here (the KV is unreachable): the tool did not run, so a retry is safe.
+      this.logger.error('invocation not served', { tool: name, error: String(err) });
+      this.reply(
+        msg,
+        errorOutput(errorEnvelope('UNAVAILABLE', 'the runner cannot record results right now; retry')),
+      );
+    } finally {
+      this.active -= 1;
+    }
+  }
+
+  private parse(name: string, msg: ServiceMsg): ToolInvocation | ErrorEnvelope {
+    if (msg.data.length > MAX_MESSAGE_BYTES)
+      return errorEnvelope('PAYLOAD_TOO_LARGE', 'invocation too large');
+    let raw: unknown;
+    try {
+      raw = msg.json();
+    } catch {
+      return errorEnvelope('VALIDATION_FAILED', 'the invocation is not valid JSON');
+    }
+    const parsed = ToolInvocation.safeParse(raw);
+    if (!parsed.success) {
+      return errorEnvelope('VALIDATION_FAILED', `invalid invocation: ${describeIssues(parsed.error)}`);
+    }
+    if (parsed.data.tool !== name) {
+      return errorEnvelope('VALIDATION_FAILED', `invocation for ${parsed.data.tool} sent to ${name}`);
+    }
+    return parsed.data;
+  }
+
+  private serve(tool: HostedTool, invocation: ToolInvocation): Promise<ToolOutput> {
+    const local = this.inFlight.get(invocation.invocationId);
+    if (local) return local.then((out) => ({ ...out, replayed: true }));
+    const deadline = Math.min(
+      invocation.deadline,
+      this.now() + (tool.timeoutMs ?? this.options.defaultTimeoutMs ?? 120_000),
+    );
+    const run = () =>
+      runInvocation(
+        this.options.connection,
+        tool,
+        invocation,
+        { deadline, maxResultChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS },
+        this.logger,
+        this.now,
+      );
+    const pending = this.idempotent ? this.idempotent.execute(invocation, deadline, run) : run();
+    this.inFlight.set(invocation.invocationId, pending);
+    return pending.finally(() => this.inFlight.delete(invocation.invocationId));
+  }
+
+  private reply(msg: ServiceMsg, output: ToolOutput): void {
+    const body = JSON.stringify(output);
+    if (output.type === 'result') {
+      msg.respond(body);
+      return;
+    }
+    const { code, message } = output.error;
+    // Header values may not contain line breaks; the full message is in the body.
+    const description = `${code}: ${message}`.replace(/[\r\n]+/g, ' ').slice(0, 256);
+    try {
+      msg.respondError(ERROR_CODE_INFO[code].httpStatus, description, body);
+    } catch (err) {
+      this.logger.warn('error headers refused; replying without them', { code, error: String(err) });
+      msg.respond(body);
+    }
+  }
+}
