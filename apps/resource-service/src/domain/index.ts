@@ -55,6 +55,17 @@ export { ResourceTree } from './tree';
 export type { TreeChanges, ApplyResult, ExecuteResult, FindResult, TreeSnapshot } from './tree';
 export { UndoLog, UndoEntry, UndoLogJson } from './undo';
 export type { UndoRedoResult, ActionRunner, UndoLogOptions } from './undo';
+export {
+  AppliedKeys,
+  AppliedKey,
+  AppliedKeysJson,
+  DEFAULT_APPLIED_KEYS_MAX,
+  DEFAULT_APPLIED_KEYS_MAX_AGE_MS,
+  DEFAULT_APPLIED_KEYS_MAX_BYTES,
+} from './applied-keys';
+export type { AppliedKeysOptions } from './applied-keys';
+export { HistoryJson, WriteJournal, parseHistory, historyJson } from './history';
+export type { History } from './history';
 export { Backlog, BacklogEntry, BacklogJson, DEFAULT_BACKLOG_PRIORITY } from './backlog';
 export type { BacklogOptions } from './backlog';
 export type {
@@ -86,4 +97,6 @@ export type {
   ExecuteOutcome,
   SearchResult,
   RepositoryOptions,
+  Idempotency,
+  OnceResult,
 } from './repository';

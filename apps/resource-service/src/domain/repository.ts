@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import type { AppliedKeys, AppliedKeysOptions } from './applied-keys';
 import { Backlog, type BacklogEntry } from './backlog';
 import { ResourceError } from './errors';
 import { guard, unavailable, withOperationIndex } from './failures';
-import type { JsonObject } from './json';
-import { type Aspect, contentHash, contextView, type ElementRecord, embeddingText } from './model';
+import { historyJson, parseHistory, withJournal, type WriteJournal } from './history';
+import type { JsonObject, JsonValue } from './json';
+import { type Aspect, contentHash, contextView } from './model';
 import {
   type AspectConfig,
   aspectFromConfig,
@@ -15,10 +17,11 @@ import {
   type ReversibleAction,
 } from './operations';
 import { AsyncMutex } from './mutex';
-import type { Embedder, ResourceStore, SegmentsRequest, SegmentsResult, UpsertItem } from './store.port';
+import type { Embedder, ResourceStore, SegmentsRequest, SegmentsResult } from './store.port';
+import { type PreparedWrite, StoreWriter } from './store-writer';
 import { TreeTransaction } from './transaction';
 import { type FindResult, ResourceTree, type TreeSnapshot } from './tree';
-import { type UndoEntry, UndoLog } from './undo';
+import { type UndoEntry, UndoLog, type UndoLogJson } from './undo';
 
 export type ChangeCause = 'apply' | 'relationships' | 'aspect_added' | 'aspect_removed' | 'undo' | 'redo';
 
@@ -47,6 +50,23 @@ export interface ExecuteOutcome {
   readonly uris: string[];
 }
 
+/** Makes `executeOnce` idempotent. */
+export interface Idempotency<R> {
+  /** The caller's key (tool-runners use the invocation id): a second write with it is answered, not applied. */
+  readonly key: string;
+  /**
+   * Builds the reply to remember for the key, from the outcome; it runs inside the write (the tree is in its new
+   * state) and must return JSON-serialisable data. It is persisted with the write.
+   */
+  readonly reply: (outcome: ExecuteOutcome) => R;
+}
+
+/** What `executeOnce` did: applied now (with the reply it built), or answered with the reply remembered for the key. */
+export type OnceResult<R> =
+  | { readonly replayed: false; readonly reply: R; readonly outcome: ExecuteOutcome }
+  /** The remembered reply as stored (JSON): callers parse it like any persisted data. */
+  | { readonly replayed: true; readonly reply: JsonValue };
+
 export interface UndoRedoOutcome {
   readonly action: 'undo' | 'redo';
   /** False when the stack was empty. */
@@ -67,14 +87,18 @@ export interface SearchResult {
 
 export interface RepositoryOptions {
   readonly undoCap?: number;
+  /** Bounds of the applied idempotency keys (see `AppliedKeys`; defaults: 1000 keys, 24 h, 2 MiB of replies). */
+  readonly appliedKeys?: Omit<AppliedKeysOptions, 'clock'>;
   readonly clock?: () => Date;
   readonly newId?: () => string;
 }
 
 /**
- * The knowledge repository: a ResourceTree (in-memory truth), an UndoLog and a Backlog, persisted through a
- * ResourceStore and indexed through an Embedder. All writes are serialised by one mutex and are atomic: a write
- * that fails (bad op, store or embedder outage) leaves tree, undo log and store as they were.
+ * The knowledge repository: a ResourceTree (in-memory truth), an UndoLog, the applied idempotency keys and a
+ * Backlog, persisted through a ResourceStore and indexed through an Embedder. All writes are serialised by one mutex
+ * and are atomic: a write that fails (bad op, store or embedder outage) leaves tree, undo log, keys and store as
+ * they were; a process that dies during a write leaves it wholly absent or, once its history document is saved,
+ * wholly present after the next open (see `HistoryJson`).
  *
  * Errors are ResourceErrors: INVALID_URI, NOT_FOUND, ALREADY_EXISTS, VALIDATION_FAILED (caller mistakes),
  * UNAVAILABLE (store/embedder failed), CONFLICT (inconsistent state).
@@ -87,16 +111,18 @@ export class ResourceRepository {
     private readonly store: ResourceStore,
     private readonly embedder: Embedder,
     private readonly tree: ResourceTree,
+    private readonly writer: StoreWriter,
     private undoLog: UndoLog,
+    private appliedKeys: AppliedKeys,
     private backlog: Backlog,
-    /** uri → content hash of the vector the store holds. */
-    private readonly hashes: Map<string, string>,
     private readonly options: RepositoryOptions,
   ) {}
 
   /**
-   * Loads the store's state. Orphan records (unreachable from any aspect) are deleted from the store; records
-   * whose stored hash does not match their content are re-embedded. Throws UNAVAILABLE when the store fails.
+   * Loads the store's state. The newest write's journal is replayed first (the store may lack part of that write
+   * when the process died during it); then orphan records (unreachable from any aspect) are deleted from the store
+   * and records whose stored hash does not match their content are re-embedded. Throws UNAVAILABLE when the store
+   * or the embedder fails, VALIDATION_FAILED when the history document is malformed.
    */
   static async open(
     store: ResourceStore,
@@ -104,34 +130,52 @@ export class ResourceRepository {
     options: RepositoryOptions = {},
   ): Promise<ResourceRepository> {
     const state = await guard('load the store', () => store.load());
-    const tree = new ResourceTree();
-    const { orphans } = tree.load(
-      state.aspects,
-      state.records.map((stored) => stored.record),
-    );
-    const undoOptions = {
-      ...(options.undoCap ? { cap: options.undoCap } : {}),
-      ...(options.clock ? { clock: options.clock } : {}),
-    };
+    const history = parseHistory(state.undo, {
+      undo: {
+        ...(options.undoCap ? { cap: options.undoCap } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+      },
+      appliedKeys: { ...options.appliedKeys, ...(options.clock ? { clock: options.clock } : {}) },
+    });
     const backlogOptions = {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.newId ? { newId: options.newId } : {}),
     };
-    const undo = state.undo ? UndoLog.fromJSON(state.undo, undoOptions) : new UndoLog(undoOptions);
     const backlog = state.backlog
       ? Backlog.fromJSON(state.backlog, backlogOptions)
       : new Backlog(backlogOptions);
+    const tree = new ResourceTree();
+    const loaded = withJournal(state.aspects, state.records, history.journal);
+    const { orphans } = tree.load(loaded.aspects, loaded.records);
     const hashes = new Map(state.records.map((stored) => [stored.record.uri, stored.hash]));
-    const repo = new ResourceRepository(store, embedder, tree, undo, backlog, hashes, options);
+    const writer = new StoreWriter(store, embedder, tree, hashes);
+    const repo = new ResourceRepository(
+      store,
+      embedder,
+      tree,
+      writer,
+      history.undoLog,
+      history.appliedKeys,
+      backlog,
+      options,
+    );
+    if (history.journal) {
+      const journal = history.journal;
+      await guard('complete the last write', () => writer.complete(journal, state.aspects, state.records));
+    }
     if (orphans.length > 0) {
       await guard('delete orphan records', () => store.delete(orphans));
-      for (const uri of orphans) hashes.delete(uri);
+      writer.forget(orphans);
     }
     const stale = tree
       .snapshot()
-      .records.filter((record) => hashes.get(record.uri) !== contentHash(record))
+      .records.filter((record) => writer.hashOf(record.uri) !== contentHash(record))
       .map((record) => record.uri);
-    if (stale.length > 0) await repo.persistRecords(stale, false);
+    if (stale.length > 0) {
+      await guard('re-embed stale records', async () =>
+        writer.carryOut(await writer.prepare(stale, false, false)),
+      );
+    }
     return repo;
   }
 
@@ -162,16 +206,35 @@ export class ResourceRepository {
    * VALIDATION_FAILED (details.operationIndex says which action) and the tree errors of the failing action.
    */
   async execute(actions: readonly unknown[], options: WriteOptions = {}): Promise<ExecuteOutcome> {
-    const parsed = actions.map((action, index) =>
-      withOperationIndex(index, actions.length, () => parseAction(action)),
-    );
-    return this.write('apply', (tx) => {
-      const inverses = parsed.map((action, index) =>
-        withOperationIndex(index, parsed.length, () => tx.execute(action)),
-      );
-      const group = options.group ?? (parsed.length > 1 ? this.newId() : null);
-      for (const inverse of inverses) this.undoLog.record(inverse, group);
-      return { inverses, group, uris: [...tx.subjects] };
+    const parsed = parseActions(actions);
+    return this.write('apply', (tx) => this.executeIn(tx, parsed, options));
+  }
+
+  /**
+   * `execute` at most once per idempotency key: the first call applies the actions and records the key with the
+   * reply `idempotency.reply` builds, in the same durable write; a later call with the key (a retry, possibly after
+   * a restart) applies nothing and returns the recorded reply, whatever its actions are. Keys are forgotten past
+   * the bounds of `RepositoryOptions.appliedKeys`.
+   *
+   * Undo does not forget a key: a write that was undone and is then retried with its key stays undone (the
+   * retry gets the original reply). A key names one attempt at one intent (a tool invocation), so its retry is not
+   * a new request; re-applying it would silently revert the user's undo. A new intent comes with a new key.
+   *
+   * Throws like `execute`; a failed write records no key, so its retry runs again.
+   */
+  async executeOnce<R>(
+    actions: readonly unknown[],
+    idempotency: Idempotency<R>,
+    options: WriteOptions = {},
+  ): Promise<OnceResult<R>> {
+    const parsed = parseActions(actions);
+    return this.write('apply', (tx): OnceResult<R> => {
+      const recorded = this.appliedKeys.get(idempotency.key);
+      if (recorded !== undefined) return { replayed: true, reply: recorded };
+      const outcome = this.executeIn(tx, parsed, options);
+      const reply = idempotency.reply(outcome);
+      this.appliedKeys = this.appliedKeys.with(idempotency.key, reply);
+      return { replayed: false, reply, outcome };
     });
   }
 
@@ -339,31 +402,50 @@ export class ResourceRepository {
     });
   }
 
+  /** Runs parsed actions in `tx` and records their inverses as one undo group. */
+  private executeIn(tx: TreeTransaction, parsed: ReversibleAction[], options: WriteOptions): ExecuteOutcome {
+    const inverses = parsed.map((action, index) =>
+      withOperationIndex(index, parsed.length, () => tx.execute(action)),
+    );
+    const group = options.group ?? (parsed.length > 1 ? this.newId() : null);
+    for (const inverse of inverses) this.undoLog.record(inverse, group);
+    return { inverses, group, uris: [...tx.subjects] };
+  }
+
   /**
-   * Runs `body` in the mutex against a transaction, then persists what it touched plus the undo log. On any
-   * failure the tree and the undo log are restored; a store failure is reported as UNAVAILABLE after a
-   * best-effort compensating write of the restored records.
+   * Runs `body` in the mutex against a transaction, then persists what it touched with the undo log and keys: the
+   * history document (with the write's journal) first, then the records and aspects (`StoreWriter`). On any failure
+   * the tree, the undo log and the keys are restored; a failure after the history document was saved is reported
+   * as UNAVAILABLE after a best-effort compensating write of the restored state (journaled the same way).
    */
   private write<T>(cause: ChangeCause, body: (tx: TreeTransaction) => T | Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
       const undoBefore = this.undoLog.toJSON();
+      const keysBefore = this.appliedKeys;
       const tx = new TreeTransaction(this.tree);
+      const restore = () => {
+        tx.rollback();
+        this.restoreHistory(undoBefore, keysBefore);
+      };
       let result: T;
       try {
         result = await body(tx);
       } catch (err) {
-        tx.rollback();
-        this.restoreUndo(undoBefore);
+        restore();
         throw err;
       }
-      if (tx.inverses.length === 0) return result;
+      if (tx.inverses.length === 0 && this.appliedKeys === keysBefore) return result;
+      let prepared: PreparedWrite;
       try {
-        await this.persistRecords([...tx.touched], false);
-        if (tx.aspectsChanged) await this.store.saveAspects(this.tree.aspectRecords());
-        await this.store.saveUndo(this.undoLog.toJSON());
+        prepared = await this.writer.prepare([...tx.touched], tx.aspectsChanged, false);
       } catch (err) {
-        tx.rollback();
-        this.restoreUndo(undoBefore);
+        restore(); // nothing was written yet
+        throw unavailable('persist the write', err);
+      }
+      try {
+        await this.writer.commit((journal) => this.historyJson(journal), prepared);
+      } catch (err) {
+        restore();
         await this.compensate(tx).catch(() => undefined);
         throw unavailable('persist the write', err);
       }
@@ -372,52 +454,25 @@ export class ResourceRepository {
     });
   }
 
-  /** Writes the current state of `uris` (upsert or delete), embedding only records whose content hash changed. */
-  private async persistRecords(uris: readonly string[], forceEmbed: boolean): Promise<void> {
-    const deletes: string[] = [];
-    const pending: { record: ElementRecord; hash: string; text: string; embed: boolean }[] = [];
-    for (const uri of uris) {
-      const record = this.tree.get(uri);
-      if (!record) {
-        deletes.push(uri);
-        continue;
-      }
-      const hash = contentHash(record);
-      pending.push({
-        record,
-        hash,
-        text: embeddingText(record),
-        embed: forceEmbed || this.hashes.get(uri) !== hash,
-      });
-    }
-    const toEmbed = pending.filter((item) => item.embed);
-    const vectors = toEmbed.length > 0 ? await this.embedder.embed(toEmbed.map((item) => item.text)) : [];
-    if (vectors.length !== toEmbed.length) throw new Error('The embedder returned a wrong number of vectors');
-    const vectorOf = new Map(toEmbed.map((item, index) => [item.record.uri, vectors[index] as number[]]));
-    const items: UpsertItem[] = pending.map(({ record, hash, text }) => ({
-      record,
-      hash,
-      text,
-      vector: vectorOf.get(record.uri) ?? null,
-    }));
-    if (deletes.length > 0) await this.store.delete(deletes);
-    if (items.length > 0) await this.store.upsert(items);
-    for (const uri of deletes) this.hashes.delete(uri);
-    for (const item of items) this.hashes.set(item.record.uri, item.hash);
-  }
-
-  /** After a failed persist: rewrite the (restored) state of everything the write touched, vectors included. */
+  /**
+   * After a failed commit: persist the restored state of everything the write touched, vectors included (the store
+   * may hold the failed write's vectors), with the restored history.
+   */
   private async compensate(tx: TreeTransaction): Promise<void> {
-    await this.persistRecords([...tx.touched], true);
-    if (tx.aspectsChanged) await this.store.saveAspects(this.tree.aspectRecords());
-    await this.store.saveUndo(this.undoLog.toJSON());
+    const prepared = await this.writer.prepare([...tx.touched], tx.aspectsChanged, true);
+    await this.writer.commit((journal) => this.historyJson(journal), prepared);
   }
 
-  private restoreUndo(json: ReturnType<UndoLog['toJSON']>): void {
-    this.undoLog = UndoLog.fromJSON(json, {
+  private historyJson(journal: WriteJournal): unknown {
+    return historyJson(this.undoLog, this.appliedKeys, journal);
+  }
+
+  private restoreHistory(undo: UndoLogJson, keys: AppliedKeys): void {
+    this.undoLog = UndoLog.fromJSON(undo, {
       cap: this.undoLog.cap,
       ...(this.options.clock ? { clock: this.options.clock } : {}),
     });
+    this.appliedKeys = keys;
   }
 
   private backlogWrite<T>(change: (backlog: Backlog) => T): Promise<T> {
@@ -450,4 +505,8 @@ export class ResourceRepository {
   private newId(): string {
     return (this.options.newId ?? randomUUID)();
   }
+}
+
+function parseActions(actions: readonly unknown[]): ReversibleAction[] {
+  return actions.map((action, index) => withOperationIndex(index, actions.length, () => parseAction(action)));
 }

@@ -7,7 +7,10 @@ export interface StoredRecord {
   readonly hash: string;
 }
 
-/** Everything the repository needs at start. `undo`/`backlog` are their JSON documents, null when never saved. */
+/**
+ * Everything the repository needs at start. `undo` (the history document: undo log, applied idempotency keys, the
+ * newest write's journal, see `HistoryJson`) and `backlog` are the JSON documents last saved, null when never saved.
+ */
 export interface StoreState {
   readonly aspects: AspectRecord[];
   readonly records: StoredRecord[];
@@ -96,6 +99,11 @@ export interface ResourceStore {
   delete(uris: readonly string[]): Promise<void>;
   /** Replaces the aspect list (order and root lists included). */
   saveAspects(aspects: readonly AspectRecord[]): Promise<void>;
+  /**
+   * Replaces the history document. The repository saves it before a write's records, as that write's commit
+   * point, so it must be durable when this resolves and replaced whole or not at all (a crash leaves the old or
+   * the new document, never a mix).
+   */
   saveUndo(json: unknown): Promise<void>;
   saveBacklog(json: unknown): Promise<void>;
   /**

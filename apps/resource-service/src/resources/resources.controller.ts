@@ -4,6 +4,7 @@ import {
   AspectCreateRequest,
   AspectRemoveRequest,
   AspectsListRequest,
+  ApplyReply,
   ApplyRequest,
   BacklogAddRequest,
   BacklogListRequest,
@@ -22,7 +23,6 @@ import {
   type AspectCreateReply,
   type AspectRemoveReply,
   type AspectsListReply,
-  type ApplyReply,
   type BacklogAddReply,
   type BacklogListReply,
   type BacklogRemoveReply,
@@ -35,8 +35,8 @@ import {
   type SegmentsReply,
   type UndoRedoReply,
 } from '@novelrag/contracts';
-import { ResourceError, type ResourceRepository } from '../domain';
-import { BacklogCodec, IdempotencyCache, exportAspects, importActions } from './resources.helpers';
+import { type ExecuteOutcome, ResourceError, type ResourceRepository } from '../domain';
+import { BacklogCodec, exportAspects, importActions } from './resources.helpers';
 import { RESOURCE_REPOSITORY } from './tokens';
 import { elementContext, resourceElement, toAction, toWireOperation, wireAspect, wireSegment } from './wire';
 
@@ -48,8 +48,6 @@ const S = Subjects.resources;
  */
 @Controller()
 export class ResourcesController {
-  private readonly applied = new IdempotencyCache<ApplyReply>(1_000);
-
   constructor(@Inject(RESOURCE_REPOSITORY) private readonly repo: ResourceRepository) {}
 
   private readonly childrenKeysOf = (aspect: string): readonly string[] => {
@@ -102,15 +100,28 @@ export class ResourcesController {
   @MessagePattern(S.apply)
   async apply(@Payload() body: unknown): Promise<ApplyReply> {
     const { operations, groupId, idempotencyKey } = ApplyRequest.parse(body);
-    const cached = idempotencyKey ? this.applied.get(idempotencyKey) : undefined;
-    if (cached) return cached;
-    const outcome = await this.repo.execute(operations.map(toAction), groupId ? { group: groupId } : {});
-    const reply: ApplyReply = {
+    const actions = operations.map(toAction);
+    const options = groupId ? { group: groupId } : {};
+    if (!idempotencyKey) return this.applyReply(await this.repo.execute(actions, options));
+    // The repository records the key with the reply in the write's own durable history, so a retry is answered
+    // from it even after a restart (see ResourceRepository.executeOnce, also for retries after an undo).
+    // The operations are remembered with the reply: a retry may send different ones (regenerated content), and its
+    // caller must report what was applied, not what it just sent.
+    const result = await this.repo.executeOnce(
+      actions,
+      { key: idempotencyKey, reply: (outcome) => ({ ...this.applyReply(outcome), applied: operations }) },
+      options,
+    );
+    if (result.replayed) return ApplyReply.parse({ ...(result.reply as object), replayed: true });
+    const { undo, changedUris } = result.reply;
+    return { undo, changedUris };
+  }
+
+  private applyReply(outcome: ExecuteOutcome): ApplyReply {
+    return {
       undo: [...outcome.inverses].reverse().map((inverse) => toWireOperation(inverse, this.childrenKeysOf)),
       changedUris: outcome.uris,
     };
-    if (idempotencyKey) this.applied.set(idempotencyKey, reply);
-    return reply;
   }
 
   @MessagePattern(S.relationships)

@@ -35,27 +35,6 @@ export const BacklogCodec = {
   },
 };
 
-/**
- * Remembers replies by idempotency key (bounded, oldest dropped) so a retried apply is not applied twice. In memory:
- * a restart forgets it, which is acceptable because retries follow within seconds (tool invocations are also
- * deduplicated by invocation id in the tool-runner's KV).
- */
-export class IdempotencyCache<T> {
-  private readonly entries = new Map<string, T>();
-  constructor(private readonly capacity: number) {}
-  get(key: string): T | undefined {
-    return this.entries.get(key);
-  }
-  set(key: string, value: T): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-  }
-}
-
 function countInputs(elements: readonly { children?: Record<string, readonly unknown[]> }[]): number {
   let n = 0;
   for (const element of elements) {

@@ -136,7 +136,7 @@ describe('resource-service NATS API (real NATS, embedded store)', () => {
         { operations: [{ type: 'aspect.remove', name: 'faction' }], idempotencyKey: 'apply-1' },
         ApplyReply,
       ),
-    ).resolves.toEqual(applied);
+    ).resolves.toMatchObject({ ...applied, replayed: true, applied: [{}, {}, {}] });
 
     const undone = await call(S.undo, {}, UndoRedoReply);
     expect(undone).toMatchObject({ status: 'applied', action: 'undo', count: 3 });

@@ -263,7 +263,8 @@ export class QdrantResourceStore implements ResourceStore {
   async segments(request: SegmentsRequest): Promise<SegmentsResult> {
     this.assertOpen();
     const excluded = new Set(request.excludedUris ?? []);
-    const aspects = AspectRecordSchema.array().parse((await this.readMeta()).aspects ?? []);
+    // Only the aspects: the history document, saved with every write, can be large (undo log, idempotency replies).
+    const aspects = AspectRecordSchema.array().parse((await this.readMeta(['aspects'])).aspects ?? []);
     // One retrieve per distinct exclusion set: the selector removes the excluded properties server-side.
     const groups = new Map<string, { excludedProperties: readonly string[]; uris: Set<string> }>();
     for (const segment of request.segments) {
@@ -322,9 +323,9 @@ export class QdrantResourceStore implements ResourceStore {
     });
   }
 
-  private async readMeta(): Promise<Partial<Record<MetaKey, unknown>>> {
+  private async readMeta(keys: readonly MetaKey[] = META_KEYS): Promise<Partial<Record<MetaKey, unknown>>> {
     const points = await this.client.retrieve(this.metaCollection, {
-      ids: META_KEYS.map(metaId),
+      ids: keys.map(metaId),
       with_payload: true,
       with_vector: false,
     });

@@ -20,10 +20,11 @@ async function readDocument(path: string): Promise<unknown> {
 }
 
 /**
- * The small documents of the embedded store (aspects, undo log, backlog), one JSON file each, written atomically
+ * The small documents of the embedded store (aspects, history, backlog), one JSON file each, written atomically
  * (tmp + fsync + rename) and cached in memory. Files rather than a LanceDB table: each save replaces one whole
  * document, which a rename does atomically without piling up table versions and fragments on every write (the
- * undo log is saved after every repository write). `store.json` records the vector size the folder was made for.
+ * history document, `undo.json`, is saved with every repository write). `store.json` records the vector size the
+ * folder was made for.
  */
 export class StoreMeta {
   private constructor(

@@ -14,7 +14,7 @@ async function errorCode(promise: Promise<unknown>): Promise<string> {
 }
 
 /** The store holds exactly the repository's tree (records with content hashes, and aspects). */
-async function expectPersisted(ctx: ContractContext, repo: ResourceRepository): Promise<void> {
+export async function expectPersisted(ctx: ContractContext, repo: ResourceRepository): Promise<void> {
   const state = normalised(await ctx.store.load());
   const snapshot = repo.snapshot();
   expect(state.aspects).toEqual(snapshot.aspects);

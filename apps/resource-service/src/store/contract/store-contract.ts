@@ -5,6 +5,7 @@ import { ResourceRepository, type ResourceStore } from '../../domain';
 import type { ContractContext, StoreContractFactory, StoreHarness } from './context';
 import { registerDirectCases } from './direct-cases';
 import { contractEmbedder } from './fixtures';
+import { registerHistoryCases } from './history-cases';
 import { registerRepositoryCases } from './repository-cases';
 import { registerSearchCases } from './search-cases';
 
@@ -73,6 +74,7 @@ export function describeStoreContract(name: string, factory: StoreContractFactor
     });
     describe('store operations', () => registerDirectCases(ctx));
     describe('through ResourceRepository', () => registerRepositoryCases(ctx));
+    describe('idempotency keys and interrupted writes', () => registerHistoryCases(ctx));
     describe('search and segments', () => registerSearchCases(ctx));
   });
 }
