@@ -1,0 +1,18 @@
+import type { HostedTool } from '@novelrag/tool-kit';
+import { aspectCreateTool } from './aspect-create.tool';
+import { relationWriteTool } from './relation-write.tool';
+import { resourceFetchTool } from './resource-fetch.tool';
+import { resourceSearchTool } from './resource-search.tool';
+import { resourceWriteTool } from './resource-write/resource-write.tool';
+import type { ToolDeps } from './tool-deps';
+
+/** The built-in resource tools, in the order they are listed. */
+export function builtinTools(deps: ToolDeps): HostedTool[] {
+  return [
+    aspectCreateTool(deps),
+    resourceWriteTool(deps),
+    relationWriteTool(deps),
+    resourceFetchTool(deps),
+    resourceSearchTool(deps),
+  ];
+}

@@ -1,0 +1,179 @@
+import { isAgenturnError, toolError, toolResult } from '@novelrag/agenturn';
+import type { ResourceOperation } from '@novelrag/contracts';
+import type { HostedTool, ToolContext } from '@novelrag/tool-kit';
+import { json } from '../../prompts/views';
+import { loadWorkspace, renderForContent, renderForOperations } from '../../prompts/workspace-context';
+import { type ToolDeps, originOf, writeKey } from '../tool-deps';
+import { discoverBacklog } from './backlog-discovery';
+import { type WriteRecord, cascadeUpdates } from './cascade-update';
+import { type ContentTask, generateContent } from './content-generation';
+import { type ChildrenKeysOf, resourceOperationsSchema } from './operation-schema';
+
+const NAME = 'ResourceWriteTool';
+
+const CONFIRM = {
+  en: (n: number, ops: string) => `Apply ${n} operation(s) to the repository?\n${ops}`,
+  zh: (n: number, ops: string) => `是否将以下 ${n} 个操作应用到知识库？\n${ops}`,
+};
+
+function confirmText(ctx: ToolContext, operations: ResourceOperation[]): string {
+  const zh = ctx.invocation.lang?.toLowerCase().startsWith('zh') ?? false;
+  return (zh ? CONFIRM.zh : CONFIRM.en)(operations.length, json(operations));
+}
+
+async function childrenKeysOf(deps: ToolDeps, signal: AbortSignal): Promise<ChildrenKeysOf> {
+  const root = await deps.resources.find('/', signal);
+  const keys = new Map<string, readonly string[]>();
+  if (root.kind === 'root') for (const aspect of root.aspects) keys.set(aspect.name, aspect.childrenKeys);
+  return (uri) => keys.get(uri.split('/')[1] ?? '') ?? [];
+}
+
+/**
+ * Creates or edits elements: generates content for each task (perspectives, proposals, ranking, weighted choice),
+ * builds and validates the operations, asks the human to confirm, applies them atomically, then records the
+ * consequences (perspective and relation updates) and future work (backlog), all in ONE undo group keyed by the
+ * invocation. The result is a summary written by the model. Declining changes nothing and is not an error.
+ */
+export function resourceWriteTool(deps: ToolDeps): HostedTool {
+  return {
+    name: NAME,
+    description:
+      'Create, edit or delete elements (resources) of existing aspects: new characters, places, events, nested ' +
+      'children, changed properties. Generates the content for each task, shows the operations for confirmation, ' +
+      'applies them, and updates the directly affected resources and their relationships.',
+    prerequisites:
+      'The target aspect exists (AspectCreateTool) and the resources being edited are loaded in the context, with ' +
+      'their exact URIs.',
+    outputDescription:
+      'A summary of what was written, what it replaced, the follow-up updates and backlog items.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        operation_specification: {
+          type: 'string',
+          minLength: 1,
+          description: 'What to write and where (exact URIs of the aspect or parent element), in full',
+        },
+        content_generation_tasks: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            properties: {
+              description: { type: 'string', minLength: 1, description: 'The content to generate' },
+              content_key: { type: 'string', description: 'The property it is for, if any' },
+            },
+            required: ['description'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['operation_specification', 'content_generation_tasks'],
+      additionalProperties: false,
+    },
+    timeoutMs: 600_000,
+    hints: { readOnly: false, destructive: true, idempotent: false },
+    async call(ctx, params, signal) {
+      const spec = String(params['operation_specification']).trim();
+      const tasks = params['content_generation_tasks'] as ContentTask[];
+      if (spec === '') return toolError('operation_specification is empty', 'VALIDATION_FAILED');
+      const lang = ctx.invocation.lang;
+      const segments = await loadWorkspace(deps.resources, ctx, signal);
+
+      ctx.info(`generating content for ${tasks.length} task(s)`);
+      const contents = await generateContent(
+        deps,
+        ctx,
+        spec,
+        tasks,
+        renderForContent(segments, lang),
+        signal,
+      );
+      if (contents.length === 0)
+        return toolError('no content could be generated for the tasks', 'TOOL_FAILED');
+
+      const keysOf = await childrenKeysOf(deps, signal);
+      let operations: ResourceOperation[];
+      try {
+        operations = await deps.llm.structured(
+          ctx,
+          {
+            template: 'tool_build_operation',
+            variables: {
+              action: spec,
+              content_results: contents,
+              context: renderForOperations(segments, lang),
+            },
+            instruction: 'Write the operations.',
+            purpose: 'resource_operations',
+            schema: resourceOperationsSchema(keysOf),
+            schemaName: 'resource_operations',
+          },
+          signal,
+        );
+      } catch (err) {
+        if (!isAgenturnError(err, 'MODEL_OUTPUT_INVALID')) throw err;
+        return toolError(`operation validation failed: ${err.message}`, 'MODEL_OUTPUT_INVALID');
+      }
+      if (operations.length === 0)
+        return toolError('the model produced no operations', 'MODEL_OUTPUT_INVALID');
+
+      ctx.debug(`operations: ${JSON.stringify(operations)}`);
+      if (!(await ctx.confirm(confirmText(ctx, operations)))) {
+        ctx.output('The write was declined; nothing was changed.');
+        return toolResult('The user declined the operations; nothing was changed.');
+      }
+      const applied = await deps.resources.apply(
+        {
+          operations,
+          groupId: ctx.invocation.invocationId,
+          idempotencyKey: writeKey(ctx, 'main'),
+          origin: originOf(ctx, NAME),
+        },
+        signal,
+      );
+      // A retried invocation (its first runner died after writing) regenerated its content: what counts is what the
+      // first attempt applied, which the resource-service remembered with the write's key.
+      const written = applied.replayed ? (applied.applied ?? operations) : operations;
+      ctx.output(
+        applied.replayed
+          ? `An earlier attempt of this call already applied ${written.length} operation(s): ${applied.changedUris.join(', ')}`
+          : `Applied ${written.length} operation(s): ${applied.changedUris.join(', ')}`,
+      );
+
+      const after = await loadWorkspace(deps.resources, ctx, signal, applied.changedUris);
+      const write: WriteRecord = {
+        spec,
+        operations: json(written),
+        undoOperations: json(applied.undo),
+        context: renderForContent(after, lang),
+        keysOf,
+      };
+      const cascade = await cascadeUpdates(deps, ctx, write, signal);
+      const backlogCount = await discoverBacklog(deps, ctx, write, signal);
+      const summary = await deps.llm.text(
+        ctx,
+        {
+          template: 'tool_summarize_resource_write',
+          variables: {
+            operation_specification: spec,
+            applied_operations: write.operations,
+            undo_operations: write.undoOperations,
+            perspective_updates_applied: cascade.perspectiveUpdates,
+            relation_updates_applied: cascade.relationUpdates,
+            backlog_count: backlogCount,
+          },
+          instruction: 'Write the summary.',
+          purpose: 'summarize_resource_write',
+        },
+        signal,
+      );
+      return toolResult(
+        summary ||
+          `Applied ${written.length} operation(s) to ${applied.changedUris.join(', ')}; ` +
+            `${cascade.perspectiveUpdates.length} perspective and ${cascade.relationUpdates.length} relation updates; ` +
+            `${backlogCount} backlog item(s).`,
+      );
+    },
+  };
+}
