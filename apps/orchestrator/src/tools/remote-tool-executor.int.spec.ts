@@ -1,16 +1,19 @@
 import { Svcm, type Service } from '@nats-io/services';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { operationPlan } from '@novelrag/agenturn';
-import { RecordingExecutionContext } from '@novelrag/agenturn/testing';
+import { RecordingExecutionContext, deferred } from '@novelrag/agenturn/testing';
 import { discoverTools } from '@novelrag/bus';
 import {
   MicroServiceNames,
+  SCHEMA_VERSION,
   Subjects,
   TOOL_QUEUE_GROUP,
   ToolInvocation,
   encodeToolMetadata,
 } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
+import { IdempotentExecution, ToolResultStore, silentLogger } from '@novelrag/tool-kit';
+import { ClaimWatch, type StoppedRunner } from './claim-watch';
 import { RemoteToolExecutor, invocationIdOf } from './remote-tool-executor';
 
 type Handler = (invocation: ToolInvocation, respond: (body: unknown) => void) => void;
@@ -19,6 +22,8 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
   let nats: NatsServerHandle;
   let nc: NatsConnection;
   let service: Service;
+  let store: ToolResultStore;
+  let claimWatch: ClaimWatch;
   const handlers = new Map<string, Handler>();
   const seen: ToolInvocation[] = [];
 
@@ -43,13 +48,25 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     });
   };
 
+  // Every executor watches claims: tools that never write one (these micro endpoints) are served as before.
   const executor = (overrides: Partial<ConstructorParameters<typeof RemoteToolExecutor>[1]> = {}) =>
-    new RemoteToolExecutor(nc, { goalId: 'goal-1', firstStep: 3, defaultTimeoutMs: 1_000, ...overrides });
+    new RemoteToolExecutor(nc, {
+      goalId: 'goal-1',
+      firstStep: 3,
+      defaultTimeoutMs: 1_000,
+      claimWatch,
+      ...overrides,
+    });
+  /** A runner built on the tool kit: claims the invocation (or takes a stale claim over), renews it, records. */
+  const toolKitRunner = (runner: string, leaseMs = 2_000) =>
+    new IdempotentExecution({ store, runner, leaseMs, logger: silentLogger });
   const ctx = () => new RecordingExecutionContext();
 
   beforeAll(async () => {
     nats = await startNats({ privateServer: true });
     nc = await connect({ servers: nats.url });
+    store = await ToolResultStore.open(nc);
+    claimWatch = new ClaimWatch(nc, { graceMs: 0, pollMs: 50 });
     service = await new Svcm(nc as never).add({
       name: MicroServiceNames.toolService('test'),
       version: '1.0.0',
@@ -135,6 +152,111 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     );
     abort.abort();
     await expect(running).resolves.toMatchObject({ status: 'cancelled', errorCode: 'CANCELLED' });
+  });
+
+  it('retries at once when the runner holding the invocation stopped renewing its claim', async () => {
+    // The "dead" runner claims the invocation and never answers (killed mid-run: its lease is already over); the
+    // second runner only starts serving once the first is gone, so attempt 2 can only reach it.
+    const received: [string, number][] = [];
+    const found: StoppedRunner[] = [];
+    const live = toolKitRunner('live-runner');
+    const dead = nc.subscribe(Subjects.toolInvoke('crashy'), {
+      queue: TOOL_QUEUE_GROUP,
+      callback: (_err, msg) => {
+        const inv = ToolInvocation.parse(msg.json());
+        received.push(['dead-runner', inv.attempt ?? 1]);
+        void (async () => {
+          await store.claim({
+            schemaVersion: SCHEMA_VERSION,
+            state: 'running',
+            invocationId: inv.invocationId,
+            goalId: inv.goalId,
+            tool: inv.tool,
+            runner: 'dead-runner',
+            leaseUntil: Date.now() - 1_000,
+            attempt: inv.attempt ?? 1,
+          });
+          dead.unsubscribe();
+          nc.subscribe(Subjects.toolInvoke('crashy'), {
+            queue: TOOL_QUEUE_GROUP,
+            max: 1,
+            callback: (_e, m) => {
+              const retry = ToolInvocation.parse(m.json());
+              received.push(['live-runner', retry.attempt ?? 1]);
+              void live
+                .execute(retry, retry.deadline, () =>
+                  Promise.resolve({ type: 'result', result: 'ran on live-runner' }),
+                )
+                .then((output) => m.respond(JSON.stringify(output)));
+            },
+          });
+        })();
+      },
+    });
+    const dispatched: number[] = [];
+    // Ten minutes of budget: attempt 1 alone may wait 200 s, far past this test's timeout, unless abandoned early.
+    const outcome = await executor({
+      goalId: 'goal-crash', // its own invocation id: the runners record results in the shared bucket
+      timeoutOf: () => 10 * 60_000,
+      onDispatch: (inv) => dispatched.push(inv.attempt ?? 1),
+      claimWatch: {
+        stoppedRunner: async (id, options) => {
+          const stopped = await claimWatch.stoppedRunner(id, options);
+          if (stopped) found.push(stopped);
+          return stopped;
+        },
+      },
+    }).execute(operationPlan('crashy', {}, 'try'), ctx());
+
+    expect(outcome).toMatchObject({ status: 'success', result: 'ran on live-runner' });
+    expect(found).toEqual([expect.objectContaining({ runner: 'dead-runner' })]);
+    expect(dispatched).toEqual([1, 2]);
+    expect(received).toEqual([
+      ['dead-runner', 1],
+      ['live-runner', 2],
+    ]);
+    // The live runner took the claim over and recorded the result under the same invocation id.
+    const state = await store.read(invocationIdOf('goal-crash', 3));
+    expect(state).toMatchObject({ kind: 'done', record: { output: { result: 'ran on live-runner' } } });
+  });
+
+  it('keeps waiting for a runner that renews its claim, however long it runs', async () => {
+    const release = deferred();
+    const runner = toolKitRunner('busy-runner', 300); // renews every 100 ms; the watch reads every 50 ms
+    const sub = nc.subscribe(Subjects.toolInvoke('steady'), {
+      queue: TOOL_QUEUE_GROUP,
+      callback: (_err, msg) => {
+        const inv = ToolInvocation.parse(msg.json());
+        void runner
+          .execute(inv, inv.deadline, async () => {
+            await release.promise;
+            return { type: 'result', result: `attempt ${inv.attempt}` };
+          })
+          .then((output) => msg.respond(JSON.stringify(output)));
+      },
+    });
+    // The tool runs until the watch has read the claim 40 times (~2 s, well past lease + grace without renewals).
+    let reads = 0;
+    const watched = nc.subscribe('$JS.API.STREAM.MSG.GET.KV_tool-results', {
+      callback: () => {
+        if (++reads === 40) release.resolve();
+      },
+    });
+    try {
+      const dispatched: number[] = [];
+      const outcome = await executor({
+        goalId: 'goal-steady',
+        timeoutOf: () => 10 * 60_000,
+        onDispatch: (inv) => dispatched.push(inv.attempt ?? 1),
+        // Some grace, so that a busy test process (runner and watch share its event loop) cannot fake a stale claim.
+        claimWatch: new ClaimWatch(nc, { graceMs: 500, pollMs: 50 }),
+      }).execute(operationPlan('steady', {}, 'try'), ctx());
+      expect(outcome).toMatchObject({ status: 'success', result: 'attempt 1' });
+      expect(dispatched).toEqual([1]);
+    } finally {
+      sub.unsubscribe();
+      watched.unsubscribe();
+    }
   });
 
   it('invalid parameters never leave the process', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mapTransportError } from '@novelrag/bus';
+import { mapTransportError, raceAbort } from '@novelrag/bus';
 import type { ExecutionContext, OperationOutcome, OperationPlan, ToolExecutor } from '@novelrag/agenturn';
 import {
   ERROR_CODE_INFO,
@@ -9,9 +9,11 @@ import {
   Subjects,
   ToolInvocation,
   ToolOutput,
+  type ToolWorkspace,
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
+import type { ClaimWatch, StoppedRunner } from './claim-watch';
 
 export interface RemoteToolExecutorOptions {
   readonly goalId: string;
@@ -26,6 +28,29 @@ export interface RemoteToolExecutorOptions {
   /** Attempts for retryable failures (timeout, no responders, busy runner), all with the same invocation id. */
   readonly maxAttempts?: number;
   readonly now?: () => number;
+  /** The planner's context when it decided the step (sent so content tools read what the planner read). */
+  readonly workspace?: () => ToolWorkspace | undefined;
+  /** The goal's beliefs (content directive of tool prompts). */
+  readonly beliefs?: readonly string[];
+  /** Before each attempt is sent (trace `operation.dispatched`). Must not throw. */
+  readonly onDispatch?: (invocation: ToolInvocation, reason: string) => void;
+  /** Once per step when it ended (trace `operation.outcome`). Must not throw. */
+  readonly onOutcome?: (report: DispatchReport) => void;
+  /**
+   * Notices a runner that died holding the invocation (its claim in `tool-results` stopped being renewed), so the
+   * attempt is abandoned as UNAVAILABLE and retried at once instead of waiting out its timeout.
+   */
+  readonly claimWatch?: Pick<ClaimWatch, 'stoppedRunner'>;
+}
+
+/** How one step's invocation ended, for the trace. */
+export interface DispatchReport {
+  readonly invocation: ToolInvocation;
+  readonly outcome: OperationOutcome;
+  readonly error?: ErrorEnvelope;
+  readonly durationMs: number;
+  /** The runner served a recorded result for this invocation id instead of running the tool again. */
+  readonly replayed: boolean;
 }
 
 /** Deterministic per goal and step, so a retry after an orchestrator crash is recognised by the runner's KV. */
@@ -45,6 +70,7 @@ const RETRYABLE = new Set(['TIMEOUT', 'NO_RESPONDERS', 'UNAVAILABLE']);
 export class RemoteToolExecutor implements ToolExecutor {
   private step: number;
   private readonly now: () => number;
+  private inFlight: ToolInvocation | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -54,12 +80,26 @@ export class RemoteToolExecutor implements ToolExecutor {
     this.now = options.now ?? Date.now;
   }
 
-  async execute(
+  /** The invocation being executed now (interactions from its tool are accepted only while it runs). */
+  current(): ToolInvocation | undefined {
+    return this.inFlight;
+  }
+
+  async execute(plan: OperationPlan, ctx: ExecutionContext, signal?: AbortSignal): Promise<OperationOutcome> {
+    try {
+      return await this.executeStep(plan, ctx, signal);
+    } finally {
+      this.inFlight = undefined;
+    }
+  }
+
+  private async executeStep(
     plan: OperationPlan,
     _ctx: ExecutionContext,
     signal?: AbortSignal,
   ): Promise<OperationOutcome> {
     const step = this.step++;
+    const started = this.now();
     const startedAt = new Date(this.now()).toISOString();
     const finish = (
       outcome: Omit<OperationOutcome, 'operation' | 'startedAt' | 'completedAt'>,
@@ -69,12 +109,26 @@ export class RemoteToolExecutor implements ToolExecutor {
       completedAt: new Date(this.now()).toISOString(),
       ...outcome,
     });
+    let replayed = false;
+    const report = (outcome: OperationOutcome, error?: ErrorEnvelope): OperationOutcome => {
+      if (invocation) {
+        this.options.onOutcome?.({
+          invocation,
+          outcome,
+          ...(error ? { error } : {}),
+          durationMs: Math.max(0, this.now() - started),
+          replayed,
+        });
+      }
+      return outcome;
+    };
     const fail = (error: ErrorEnvelope, status: 'failed' | 'cancelled' = 'failed') =>
-      finish({ status, result: null, errorMessage: error.message, errorCode: error.code });
+      report(finish({ status, result: null, errorMessage: error.message, errorCode: error.code }), error);
 
     const budget = this.options.timeoutOf?.(plan.tool) ?? this.options.defaultTimeoutMs ?? 120_000;
     const deadline = this.now() + budget;
-    let invocation: ToolInvocation;
+    let invocation: ToolInvocation | undefined;
+    const workspace = this.options.workspace?.();
     try {
       invocation = ToolInvocation.parse({
         schemaVersion: SCHEMA_VERSION,
@@ -89,6 +143,8 @@ export class RemoteToolExecutor implements ToolExecutor {
         interactSubject: Subjects.goalInteract(this.options.goalId),
         ...(this.options.lang ? { lang: this.options.lang } : {}),
         attempt: 1,
+        ...(workspace ? { workspace } : {}),
+        ...(this.options.beliefs ? { beliefs: [...this.options.beliefs] } : {}),
       });
     } catch (err) {
       const issues = err instanceof Error && 'issues' in err ? describeIssues(err as never) : String(err);
@@ -96,6 +152,7 @@ export class RemoteToolExecutor implements ToolExecutor {
     }
 
     const maxAttempts = this.options.maxAttempts ?? 3;
+    const staleClaims = new Set<number>(); // abandoned for; the next runner takes them over
     let last: ErrorEnvelope = errorEnvelope('TIMEOUT', `${plan.tool} did not answer`);
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       if (signal?.aborted) return fail(errorEnvelope('CANCELLED', 'the goal was cancelled'), 'cancelled');
@@ -103,13 +160,18 @@ export class RemoteToolExecutor implements ToolExecutor {
       if (remaining <= 0) break;
       // The budget is shared by the attempts left, so a lost first attempt still leaves time for a retry.
       const attemptTimeout = Math.max(250, Math.floor(remaining / (maxAttempts - attempt + 1)));
+      const attemptInvocation = { ...invocation, attempt };
+      this.inFlight = attemptInvocation;
+      this.options.onDispatch?.(attemptInvocation, plan.reason);
       const output = await this.invokeOnce(
-        { ...invocation, attempt },
+        attemptInvocation,
         Math.min(remaining, attemptTimeout),
+        staleClaims,
         signal,
       );
+      replayed = output.replayed === true;
       if (output.type === 'result')
-        return finish({ status: 'success', result: output.result, errorMessage: null });
+        return report(finish({ status: 'success', result: output.result, errorMessage: null }));
       last = output.error;
       if (last.code === 'CANCELLED') return fail(last, 'cancelled');
       if (!RETRYABLE.has(last.code) || !ERROR_CODE_INFO[last.code].retryable) return fail(last);
@@ -121,12 +183,33 @@ export class RemoteToolExecutor implements ToolExecutor {
   private async invokeOnce(
     invocation: ToolInvocation,
     timeoutMs: number,
+    staleClaims: Set<number>,
     signal?: AbortSignal,
   ): Promise<ToolOutput> {
     const subject = Subjects.toolInvoke(invocation.tool);
+    const settled = new AbortController(); // ends the claim watch with the request
+    const abandon = new AbortController();
+    let stopped: StoppedRunner | undefined;
+    const { claimWatch } = this.options;
+    if (claimWatch) {
+      // Started through a promise so that no failure of the watch, even a synchronous one, reaches the request.
+      Promise.resolve()
+        .then(() =>
+          claimWatch.stoppedRunner(invocation.invocationId, { signal: settled.signal, ignore: staleClaims }),
+        )
+        .then((found) => {
+          if (!found || settled.signal.aborted) return;
+          stopped = found;
+          abandon.abort();
+        })
+        .catch(() => undefined);
+    }
+    const stop = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
     try {
       const request = this.nc.request(subject, JSON.stringify(invocation), { timeout: timeoutMs });
-      const msg = await (signal ? raceAbort(request, signal) : request);
+      const msg = await raceAbort(request, stop, () =>
+        stopped && !signal?.aborted ? new RunnerStoppedError(stopped) : new AbortedError('aborted'),
+      );
       let body: unknown;
       try {
         body = msg.json();
@@ -148,29 +231,31 @@ export class RemoteToolExecutor implements ToolExecutor {
       }
       return parsed.data;
     } catch (err) {
+      if (err instanceof RunnerStoppedError) {
+        // Retried at once with the same invocation id: the next runner takes the stale claim over.
+        staleClaims.add(err.stopped.revision);
+        const { runner } = err.stopped;
+        return {
+          type: 'error',
+          error: errorEnvelope('UNAVAILABLE', `runner ${runner} stopped renewing its claim`, {
+            runner,
+            leaseUntil: err.stopped.leaseUntil,
+          }),
+        };
+      }
       if (err instanceof AbortedError)
         return { type: 'error', error: errorEnvelope('CANCELLED', 'the goal was cancelled') };
       return { type: 'error', error: mapTransportError(err, subject, timeoutMs).envelope };
+    } finally {
+      settled.abort();
     }
   }
 }
 
 class AbortedError extends Error {}
 
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new AbortedError('aborted'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new AbortedError('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
+class RunnerStoppedError extends Error {
+  constructor(readonly stopped: StoppedRunner) {
+    super(`runner ${stopped.runner} stopped renewing its claim`);
+  }
 }

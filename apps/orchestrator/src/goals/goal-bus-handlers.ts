@@ -1,0 +1,156 @@
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { type ContextLogger, type GoalStore, toErrorEnvelope } from '@novelrag/bus';
+import {
+  CancelRequest,
+  InteractionAnswer,
+  InteractionRequest,
+  type Reply,
+  RuntimeEvent,
+  Subjects,
+  describeIssues,
+  errorEnvelope,
+  errorReply,
+  goalIdFromSubject,
+} from '@novelrag/contracts';
+import type { ZodType } from 'zod';
+import { notPending } from '../interactions/goal-interactions';
+import type { RunningGoals } from './running-goals';
+
+/**
+ * The per-goal subjects every instance listens to (plain subscriptions, no queue group: only the instance pursuing the
+ * goal acts, the others stay silent): cancel events, tools' runtime events and interaction requests, and the gateway's
+ * interaction answers. Bad payloads are logged (events) or answered with VALIDATION_FAILED (requests); nothing here can
+ * throw into the connection.
+ */
+export class GoalBusHandlers {
+  private readonly subs: Subscription[] = [];
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly running: RunningGoals,
+    private readonly store: GoalStore,
+    private readonly log: ContextLogger,
+  ) {}
+
+  start(): void {
+    this.on(Subjects.goalCancelAll, (msg, goalId) => {
+      const event = this.parse(msg, CancelRequest);
+      if (event === undefined) return;
+      this.running.get(goalId)?.cancel(event.requestedBy);
+    });
+    this.on(Subjects.goalRuntimeAll, (msg, goalId) => {
+      const goal = this.running.get(goalId);
+      if (!goal) return;
+      const event = this.parse(msg, RuntimeEvent);
+      if (event && event.goalId === goalId) goal.runtime(event);
+    });
+    this.on(Subjects.goalInteractAll, (msg, goalId) => {
+      const goal = this.running.get(goalId);
+      if (!goal) return; // another instance pursues it (or nobody: the tool's own wait is bounded)
+      const request = this.parseRequest(msg, InteractionRequest);
+      if (!request) return;
+      if (request.goalId !== goalId) {
+        return respond(
+          msg,
+          errorReply(errorEnvelope('VALIDATION_FAILED', 'goalId does not match the subject')),
+        );
+      }
+      void goal.interact(request).then(
+        (reply) => respond(msg, reply),
+        (err: unknown) => respond(msg, errorReply(toErrorEnvelope(err))),
+      );
+    });
+    this.on(Subjects.interactionAnswerAll, (msg, goalId) => {
+      const answer = this.parseRequest(msg, InteractionAnswer);
+      if (!answer) return;
+      if (answer.goalId !== goalId) {
+        return respond(
+          msg,
+          errorReply(errorEnvelope('VALIDATION_FAILED', 'goalId does not match the subject')),
+        );
+      }
+      const goal = this.running.get(goalId);
+      if (goal) {
+        void goal.answer(answer).then(
+          (reply) => respond(msg, reply),
+          (err: unknown) => respond(msg, errorReply(toErrorEnvelope(err))),
+        );
+        return;
+      }
+      // Not ours. Answer only what is true whoever owns the goal; a pending question is left to its owner.
+      void this.store.get(goalId).then(
+        (record) => {
+          if (!record) {
+            respond(msg, errorReply(errorEnvelope('NOT_FOUND', `goal ${goalId} does not exist`)));
+          } else if (record.pendingInteraction?.interactionId !== answer.interactionId) {
+            respond(msg, errorReply(notPending(answer)));
+          }
+        },
+        () => undefined,
+      );
+    });
+  }
+
+  stop(): void {
+    for (const sub of this.subs.splice(0)) sub.unsubscribe();
+  }
+
+  private on(subject: string, handle: (msg: Msg, goalId: string) => void): void {
+    const sub = this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) return this.log.warn('subscription error', { subject, error: err.message });
+        const goalId = goalIdFromSubject(msg.subject);
+        if (!goalId) return;
+        try {
+          handle(msg, goalId);
+        } catch (e) {
+          this.log.error('handler failed', { subject: msg.subject, error: String(e) });
+        }
+      },
+    });
+    this.subs.push(sub);
+  }
+
+  private parse<T>(msg: Msg, schema: ZodType<T>): T | undefined {
+    let body: unknown;
+    try {
+      body = msg.json();
+    } catch {
+      this.log.warn('dropped a message that is not JSON', {
+        subject: msg.subject,
+        code: 'VALIDATION_FAILED',
+      });
+      return undefined;
+    }
+    const parsed = schema.safeParse(body);
+    if (parsed.success) return parsed.data;
+    this.log.warn('dropped an invalid message', {
+      subject: msg.subject,
+      code: 'VALIDATION_FAILED',
+      issues: describeIssues(parsed.error),
+    });
+    return undefined;
+  }
+
+  /** Like `parse`, but a request gets a VALIDATION_FAILED reply. */
+  private parseRequest<T>(msg: Msg, schema: ZodType<T>): T | undefined {
+    let body: unknown;
+    try {
+      body = msg.json();
+    } catch {
+      respond(msg, errorReply(errorEnvelope('VALIDATION_FAILED', 'the request is not JSON')));
+      return undefined;
+    }
+    const parsed = schema.safeParse(body);
+    if (parsed.success) return parsed.data;
+    respond(
+      msg,
+      errorReply(errorEnvelope('VALIDATION_FAILED', `invalid request: ${describeIssues(parsed.error)}`)),
+    );
+    return undefined;
+  }
+}
+
+function respond<T>(msg: Msg, reply: Reply<T>): void {
+  if (msg.reply) msg.respond(JSON.stringify(reply));
+}

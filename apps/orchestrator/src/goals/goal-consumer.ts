@@ -1,0 +1,166 @@
+import { type JsMsg, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ContextLogger } from '@novelrag/bus';
+import { GoalSubmission, Streams, describeIssues } from '@novelrag/contracts';
+import type { Delivery, PursuitResult } from './goal-pursuit';
+
+export interface GoalConsumerOptions {
+  /** Stream name (tests isolate theirs). */
+  readonly stream?: string;
+  /** Goals pursued at once by this instance. */
+  readonly concurrency: number;
+  /** The consumer's ack wait; heartbeats are sent every third of it. */
+  readonly ackWaitMs: number;
+  /** Delay before a goal handed back (busy thread, infrastructure error) is delivered again. */
+  readonly retryDelayMs?: number;
+  /** How long one pull waits for a goal (bounds how long `stop` takes). */
+  readonly pullExpiresMs?: number;
+  readonly log: ContextLogger;
+}
+
+export type GoalHandler = (
+  submission: GoalSubmission,
+  delivery: Delivery,
+  suspend: AbortSignal,
+) => Promise<PursuitResult>;
+
+const ns = (ms: number) => ms * 1_000_000;
+
+/**
+ * Pulls goals from the durable `orchestrator` consumer of the GOALS work queue, which every instance shares (each goal
+ * goes to one of them). `concurrency` workers each pull one goal at a time. While a goal is held its message is kept
+ * alive with `working()`; it is acked only once the goal is terminal and recorded, so an instance that dies leaves the
+ * goal to be redelivered to any instance, which resumes it from its checkpoint. A submission that does not parse is
+ * terminated (logged with its code) and never retried.
+ */
+export class GoalConsumer {
+  private stopping = false;
+  private readonly suspend = new AbortController();
+  private workers: Promise<void>[] = [];
+  /** Pull requests in flight, and who waits for them to end. */
+  private pulls = 0;
+  private pullsDone: (() => void)[] = [];
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly handle: GoalHandler,
+    private readonly options: GoalConsumerOptions,
+  ) {}
+
+  get streamName(): string {
+    return this.options.stream ?? Streams.goals.name;
+  }
+
+  /** Applies the ack wait to the durable consumer and starts the workers. */
+  async start(): Promise<void> {
+    const jsm = await jetstreamManager(this.nc);
+    const info = await jsm.consumers.info(this.streamName, Streams.goals.consumer);
+    if (info.config.ack_wait !== ns(this.options.ackWaitMs)) {
+      await jsm.consumers.update(this.streamName, Streams.goals.consumer, {
+        ack_wait: ns(this.options.ackWaitMs),
+      });
+    }
+    this.workers = Array.from({ length: this.options.concurrency }, (_, i) => this.work(i));
+  }
+
+  /**
+   * Stops pulling; goals in flight get `graceMs` to finish, then they are suspended (they stop at their next safe point
+   * without recording an end, and their messages are handed back for another instance to resume).
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const all = Promise.all(this.workers);
+    const graceful = await Promise.race([
+      all.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref()),
+    ]);
+    if (!graceful) {
+      // Hand goals back only once no pull of ours is pending, or we would be sent them again at once.
+      await this.noPulls();
+      this.suspend.abort();
+      await all;
+    }
+  }
+
+  private noPulls(): Promise<void> {
+    if (this.pulls === 0) return Promise.resolve();
+    return new Promise((resolve) => this.pullsDone.push(resolve));
+  }
+
+  private async work(worker: number): Promise<void> {
+    const consumer = await jetstream(this.nc).consumers.get(this.streamName, Streams.goals.consumer);
+    while (!this.stopping) {
+      let msg: JsMsg | null;
+      this.pulls += 1;
+      try {
+        msg = await consumer.next({ expires: this.options.pullExpiresMs ?? 2_000 });
+      } catch (err) {
+        if (this.stopping || this.nc.isClosed()) break;
+        this.options.log.warn('pull failed', { worker, error: String(err) });
+        await new Promise((r) => setTimeout(r, 1_000));
+        continue;
+      } finally {
+        this.pulls -= 1;
+        if (this.pulls === 0) for (const done of this.pullsDone.splice(0)) done();
+      }
+      if (!msg) continue;
+      if (this.stopping) {
+        msg.nak(); // arrived while we stop: another instance takes it
+        break;
+      }
+      await this.process(msg);
+    }
+  }
+
+  private async process(msg: JsMsg): Promise<void> {
+    const log = this.options.log;
+    let body: unknown;
+    try {
+      body = msg.json();
+    } catch {
+      log.error('goal submission rejected', { seq: msg.seq, code: 'VALIDATION_FAILED', issues: 'not JSON' });
+      msg.term();
+      return;
+    }
+    const parsed = GoalSubmission.safeParse(body);
+    if (!parsed.success) {
+      const issues = describeIssues(parsed.error);
+      log.error('goal submission rejected', { seq: msg.seq, code: 'VALIDATION_FAILED', issues });
+      msg.term(); // no reason text: NATS 2.9 does not understand `+TERM <reason>` and would redeliver
+      return;
+    }
+    const goalId = parsed.data.goalId;
+    const heartbeat = setInterval(() => msg.working(), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));
+    heartbeat.unref();
+    let result: PursuitResult;
+    try {
+      result = await this.handle(
+        parsed.data,
+        {
+          attempt: msg.info.deliveryCount,
+          seq: msg.info.streamSequence,
+          keepAlive: () => msg.working(),
+        },
+        this.suspend.signal,
+      );
+    } catch (err) {
+      log.warn('goal handed back after an error', { goalId, error: String(err) });
+      result = 'retry';
+    } finally {
+      clearInterval(heartbeat);
+    }
+    switch (result) {
+      case 'ack':
+        await msg.ackAck().catch((err: unknown) => log.warn('ack failed', { goalId, error: String(err) }));
+        break;
+      case 'retry':
+        msg.nak(this.options.retryDelayMs ?? 2_000);
+        break;
+      case 'release':
+        msg.nak();
+        break;
+      case 'drop':
+        break;
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { type PursuitOutcome, operationPlan, userGoal } from '@novelrag/agenturn';
+import { GoalRecord, GoalSubmission, SCHEMA_VERSION, StepRecord } from '@novelrag/contracts';
+import { finalOutcome, limitHitEvent } from './goal-finish';
+import { goalOutcomeOf, newGoalRecord, outcomeOfStep, stepRecordOf } from './goal-records';
+import type { GoalTrace } from './goal-trace';
+
+const at = '2026-01-02T03:04:05.000Z';
+const plan = operationPlan('create_character', { name: '余归', skip: undefined }, 'she is missing');
+
+describe('goal records', () => {
+  it('a submission becomes a valid queued record in its own thread unless it names one', () => {
+    const submission = GoalSubmission.parse({
+      schemaVersion: SCHEMA_VERSION,
+      goalId: 'g-1',
+      request: 'create 余归',
+      beliefs: ['xianxia'],
+      submittedAt: at,
+      source: 'user',
+    });
+    const record = GoalRecord.parse(newGoalRecord(submission, at));
+    expect(record).toMatchObject({ status: 'queued', threadId: 'g-1', goal: null, request: 'create 余归' });
+    expect(newGoalRecord({ ...submission, threadId: 'novel' }, at).threadId).toBe('novel');
+  });
+
+  it('steps round-trip through the checkpoint (success and failure)', () => {
+    const ok = {
+      operation: plan,
+      status: 'success' as const,
+      result: 'created',
+      errorMessage: null,
+      startedAt: at,
+      completedAt: at,
+    };
+    const stored = StepRecord.parse(stepRecordOf(0, ok, 'g-1-s0'));
+    expect(stored).toMatchObject({
+      index: 0,
+      plan: { params: { name: '余归' } },
+      outcome: { invocationId: 'g-1-s0' },
+    });
+    expect(outcomeOfStep(stored)).toEqual({
+      ...ok,
+      operation: operationPlan('create_character', { name: '余归' }, 'she is missing'),
+    });
+
+    const failed = {
+      ...ok,
+      status: 'failed' as const,
+      result: null,
+      errorMessage: 'boom',
+      errorCode: 'MY_OWN_CODE',
+    };
+    const storedFail = StepRecord.parse(stepRecordOf(1, failed, 'g-1-s1'));
+    // A tool's own code is not one of ours: stored as TOOL_FAILED, the message kept.
+    expect(storedFail.outcome.error).toMatchObject({ code: 'TOOL_FAILED', message: 'boom' });
+    expect(outcomeOfStep(storedFail)).toMatchObject({
+      status: 'failed',
+      errorMessage: 'boom',
+      errorCode: 'TOOL_FAILED',
+    });
+  });
+
+  const pursuit = (extra: Partial<PursuitOutcome> = {}): PursuitOutcome => ({
+    goal: userGoal('g', 'r'),
+    status: 'cancelled',
+    reason: 'Pursuit cancelled',
+    response: 'The pursuit was cancelled. No steps were executed.',
+    executedSteps: [],
+    resolution: null,
+    resolvedAt: at,
+    ...extra,
+  });
+  const tokens = { promptTokens: 90, completionTokens: 30, totalTokens: 120 };
+  const trace = { usage: tokens } as GoalTrace;
+  const limits = { maxSteps: 3, wallClockMs: 60_000, tokenBudget: 100, startedAt: 0 };
+
+  it('a stop caused by the token budget is an abandoned goal with token_budget, not a cancellation', () => {
+    const outcome = finalOutcome(pursuit(), trace, true, limits);
+    expect(outcome).toMatchObject({ status: 'abandoned', limitHit: 'token_budget', tokens });
+    expect(outcome.reason).toBe('Token budget exhausted: 120 tokens used (limit 100)');
+    expect(outcome.response).toContain('No steps were executed');
+    expect(limitHitEvent('token_budget', outcome, limits, 0)).toEqual({
+      kind: 'limit.hit',
+      limit: 'token_budget',
+      max: 100,
+      value: 120,
+    });
+    expect(finalOutcome(pursuit(), trace, false, limits).status).toBe('cancelled');
+  });
+
+  it('maps the executor outcome (resolution status, limit, error code)', () => {
+    const resolved = goalOutcomeOf(
+      pursuit({
+        status: 'abandoned',
+        resolution: { kind: 'resolution', status: 'incomplete', reason: 'r', response: 'x' },
+      }),
+      tokens,
+    );
+    expect(resolved).toMatchObject({ status: 'abandoned', resolutionStatus: 'incomplete', steps: 0 });
+    const failed = goalOutcomeOf(
+      pursuit({ status: 'failed', error: { code: 'MODEL_OUTPUT_INVALID', message: 'bad', retryable: true } }),
+      tokens,
+    );
+    expect(failed.error).toMatchObject({ code: 'MODEL_OUTPUT_INVALID' });
+    const steps = goalOutcomeOf(pursuit({ status: 'abandoned', limitHit: 'max_steps' }), tokens);
+    expect(limitHitEvent('max_steps', steps, limits, 0)).toMatchObject({ max: 3, value: 0 });
+  });
+});

@@ -1,0 +1,124 @@
+import { type OperationOutcome, type PursuitOutcome, operationPlan } from '@novelrag/agenturn';
+import {
+  ErrorCode,
+  type ErrorEnvelope,
+  type GoalOutcome,
+  type GoalRecord,
+  type GoalSubmission,
+  type JsonObject,
+  type LimitHit,
+  SCHEMA_VERSION,
+  type StepRecord,
+  type TokenUsage,
+  errorEnvelope,
+} from '@novelrag/contracts';
+
+export const ZERO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+/** The queued record of a submission (what the gateway stores before it publishes; also used when it is missing). */
+export function newGoalRecord(submission: GoalSubmission, now = new Date().toISOString()): GoalRecord {
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    goalId: submission.goalId,
+    threadId: submission.threadId ?? submission.goalId,
+    status: 'queued',
+    source: submission.source,
+    goal: submission.goal ?? null,
+    request: submission.request ?? null,
+    lang: submission.lang ?? null,
+    beliefs: submission.beliefs,
+    limits: submission.limits ?? {},
+    steps: [],
+    usage: ZERO_USAGE,
+    cancelRequested: false,
+    ...(submission.idempotencyKey ? { idempotencyKey: submission.idempotencyKey } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** A tool's own error code when it is one of ours, TOOL_FAILED otherwise (the message keeps the detail). */
+function envelopeOf(code: string | undefined, message: string): ErrorEnvelope {
+  const known = ErrorCode.safeParse(code);
+  return errorEnvelope(known.success ? known.data : 'TOOL_FAILED', message || 'the step failed');
+}
+
+/** Plain JSON (drops undefined, functions, prototypes), as stored and sent. */
+export function toJsonObject(value: Readonly<Record<string, unknown>>): JsonObject {
+  return JSON.parse(JSON.stringify(value ?? {})) as JsonObject;
+}
+
+/** The checkpointed form of an executed step. */
+export function stepRecordOf(index: number, outcome: OperationOutcome, invocationId: string): StepRecord {
+  const ok = outcome.status === 'success';
+  return {
+    index,
+    plan: {
+      tool: outcome.operation.tool,
+      params: toJsonObject(outcome.operation.parameters),
+      reason: outcome.operation.reason,
+    },
+    outcome: {
+      status: outcome.status,
+      ...(ok
+        ? { result: outcome.result ?? '' }
+        : { error: envelopeOf(outcome.errorCode, outcome.errorMessage ?? outcome.status) }),
+      invocationId,
+      startedAt: outcome.startedAt,
+      finishedAt: outcome.completedAt,
+    },
+  };
+}
+
+/** Back from the checkpoint to what the executor resumes from. */
+export function outcomeOfStep(step: StepRecord): OperationOutcome {
+  const error = step.outcome.error;
+  return {
+    operation: operationPlan(step.plan.tool, step.plan.params, step.plan.reason),
+    status: step.outcome.status,
+    result: step.outcome.status === 'success' ? (step.outcome.result ?? '') : null,
+    errorMessage: step.outcome.status === 'success' ? null : (error?.message ?? step.outcome.status),
+    ...(error ? { errorCode: error.code } : {}),
+    startedAt: step.outcome.startedAt,
+    completedAt: step.outcome.finishedAt,
+  };
+}
+
+/** The stored outcome of a finished pursuit. `limitHit` overrides (token budget is ours, not the executor's). */
+export function goalOutcomeOf(
+  outcome: PursuitOutcome,
+  tokens: TokenUsage,
+  override: { limitHit?: LimitHit; status?: GoalOutcome['status']; reason?: string } = {},
+): GoalOutcome {
+  const limitHit = override.limitHit ?? outcome.limitHit;
+  const error = outcome.error ? envelopeOf(outcome.error.code, outcome.error.message) : undefined;
+  return {
+    status: override.status ?? outcome.status,
+    response: outcome.response,
+    reason: override.reason ?? outcome.reason,
+    ...(outcome.resolution ? { resolutionStatus: outcome.resolution.status } : {}),
+    ...(limitHit ? { limitHit } : {}),
+    ...(error ? { error } : {}),
+    steps: outcome.executedSteps.length,
+    tokens,
+    finishedAt: outcome.resolvedAt,
+  };
+}
+
+/** An outcome for a goal that ended before (or outside) the pursuit: bad request, translation failure, give-up. */
+export function earlyOutcome(
+  record: GoalRecord,
+  status: GoalOutcome['status'],
+  reason: string,
+  error?: ErrorEnvelope,
+): GoalOutcome {
+  return {
+    status,
+    response: '',
+    reason,
+    ...(error ? { error } : {}),
+    steps: record.steps.length,
+    tokens: record.usage,
+    finishedAt: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,116 @@
+import type { ContextLogger, TraceDraft, TracePublisher } from '@novelrag/bus';
+import type {
+  ActionDecision,
+  DiscoveryPlan,
+  PursuitAssessment,
+  RefinementDecision,
+  RefinementPlan,
+  TokenUsage,
+} from '@novelrag/contracts';
+import type { ContextStats, LlmCallInfo, LoopObserver } from '../loop';
+
+type Distribute<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A trace event as a goal's code writes it: goal, thread and step are filled in here. */
+export type GoalTraceDraft = Distribute<TraceDraft, 'goalId' | 'threadId' | 'step'> & { step?: number };
+
+/**
+ * The trace of one goal: events are published strictly one after another (the publisher numbers them, so two
+ * concurrent publishes would race for the same seq), in the order `emit` was called. `emit` never throws and never
+ * blocks; `flush` waits until everything emitted so far is stored. A failed publish is logged and skipped: losing a
+ * trace event must not stop a pursuit (the seq gap shows it).
+ *
+ * It is also the loop's observer: every callback becomes the trace event of the same name, and LLM calls are summed
+ * into the goal's token usage.
+ */
+export class GoalTrace implements LoopObserver {
+  /** The step the next loop events belong to (the number of steps executed so far). */
+  step = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private tokens: TokenUsage;
+
+  constructor(
+    private readonly publisher: TracePublisher,
+    readonly goalId: string,
+    readonly threadId: string,
+    private readonly log: ContextLogger,
+    initialUsage: TokenUsage,
+    private readonly onUsage: (usage: TokenUsage) => void = () => undefined,
+  ) {
+    this.tokens = { ...initialUsage };
+  }
+
+  get usage(): TokenUsage {
+    return { ...this.tokens };
+  }
+
+  emit(draft: GoalTraceDraft): void {
+    const event = { ...draft, goalId: this.goalId, threadId: this.threadId } as TraceDraft;
+    this.chain = this.chain.then(
+      () =>
+        this.publisher.publish(event).then(
+          () => undefined,
+          (err: unknown) =>
+            this.log.warn('trace event not published', {
+              goalId: this.goalId,
+              kind: draft.kind,
+              error: err instanceof Error ? err.message : String(err),
+            }),
+        ),
+      () => undefined,
+    );
+  }
+
+  /** Waits (bounded by the publisher's own timeouts) until every event emitted so far is stored. */
+  flush(): Promise<void> {
+    return this.chain;
+  }
+
+  /** Loop events carry the current step. */
+  private loop(draft: GoalTraceDraft): void {
+    this.emit({ ...draft, step: this.step });
+  }
+
+  llmCall(info: LlmCallInfo): void {
+    this.tokens = {
+      promptTokens: this.tokens.promptTokens + info.promptTokens,
+      completionTokens: this.tokens.completionTokens + info.completionTokens,
+      totalTokens: this.tokens.totalTokens + info.promptTokens + info.completionTokens,
+    };
+    this.loop({
+      kind: 'llm.call',
+      purpose: info.purpose || 'unknown',
+      model: info.model || 'unknown',
+      promptTokens: Math.max(0, Math.round(info.promptTokens)),
+      completionTokens: Math.max(0, Math.round(info.completionTokens)),
+      latencyMs: Math.max(0, Math.round(info.latencyMs)),
+      attempts: Math.max(1, Math.round(info.attempts)),
+      ok: info.ok,
+      ...(info.error ? { error: info.error } : {}),
+    });
+    this.onUsage(this.usage);
+  }
+
+  assessment(assessment: PursuitAssessment, iteration?: number): void {
+    this.loop({ kind: 'assessment', assessment, ...(iteration === undefined ? {} : { iteration }) });
+  }
+
+  discoveryPlan(iteration: number, plan: DiscoveryPlan): void {
+    this.loop({ kind: 'discovery.plan', iteration, plan });
+  }
+
+  refinementPlan(iteration: number, plan: RefinementPlan): void {
+    this.loop({ kind: 'refinement.plan', iteration, plan });
+  }
+
+  contextUpdated(iteration: number, stats: ContextStats): void {
+    this.loop({ kind: 'context.updated', iteration, ...stats, expandedTools: [...stats.expandedTools] });
+  }
+
+  decision(iteration: number, decision: ActionDecision): void {
+    this.loop({ kind: 'decision', iteration, decision });
+  }
+
+  verdict(iteration: number, verdict: RefinementDecision): void {
+    this.loop({ kind: 'analysis.verdict', iteration, verdict });
+  }
+}

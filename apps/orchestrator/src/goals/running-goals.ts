@@ -1,0 +1,38 @@
+import type {
+  InteractionAnswer,
+  InteractionAnswerAck,
+  InteractionReply,
+  InteractionRequest,
+  Reply,
+  RuntimeEvent,
+} from '@novelrag/contracts';
+
+/** What the bus handlers may do with a goal this instance is pursuing. */
+export interface RunningGoal {
+  readonly goalId: string;
+  cancel(requestedBy?: string): void;
+  interact(request: InteractionRequest): Promise<Reply<InteractionReply>>;
+  answer(answer: InteractionAnswer): Promise<Reply<InteractionAnswerAck>>;
+  runtime(event: RuntimeEvent): void;
+}
+
+/** The goals this instance pursues right now, by id (the owner of a goal is the instance that holds it here). */
+export class RunningGoals {
+  private readonly goals = new Map<string, RunningGoal>();
+
+  add(goal: RunningGoal): void {
+    this.goals.set(goal.goalId, goal);
+  }
+
+  remove(goal: RunningGoal): void {
+    if (this.goals.get(goal.goalId) === goal) this.goals.delete(goal.goalId);
+  }
+
+  get(goalId: string): RunningGoal | undefined {
+    return this.goals.get(goalId);
+  }
+
+  get size(): number {
+    return this.goals.size;
+  }
+}

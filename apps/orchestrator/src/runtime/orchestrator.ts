@@ -1,0 +1,160 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ChatModel } from '@novelrag/agenturn';
+import {
+  type ContextLogger,
+  GoalStore,
+  TracePublisher,
+  type ServiceContext,
+  ensureGoalsStream,
+  ensureTraceStream,
+} from '@novelrag/bus';
+import { NunjucksPromptRenderer, createChatModelFromEnv, findTemplatesRoot } from '@novelrag/llm';
+import { NextGoalService } from '../autonomous/next-goal.service';
+import type { OrchestratorEnv } from '../config';
+import { GoalBusHandlers } from '../goals/goal-bus-handlers';
+import { GoalConsumer } from '../goals/goal-consumer';
+import { ResourceBacklog } from '../goals/goal-context';
+import { type PursuitDeps, type PursuitSettings, pursueGoal } from '../goals/goal-pursuit';
+import { RunningGoals } from '../goals/running-goals';
+import { NatsResourceReader } from '../loop';
+import { ThreadLeases } from '../threads/thread-lease';
+import { ThreadStore } from '../threads/thread-store';
+import { ToolRegistry } from '../tools/tool-registry';
+
+export function settingsOf(env: OrchestratorEnv): PursuitSettings {
+  return {
+    maxSteps: env.NOVELRAG_MAX_STEPS,
+    maxIterations: env.NOVELRAG_MAX_ITERATIONS,
+    minIterations: env.NOVELRAG_MIN_ITERATIONS,
+    wallClockMs: env.NOVELRAG_WALL_CLOCK_MS,
+    tokenBudget: env.NOVELRAG_TOKEN_BUDGET,
+    interactionTimeoutMs: env.NOVELRAG_INTERACTION_TIMEOUT_MS,
+    threadWaitMs: env.NOVELRAG_THREAD_WAIT_MS,
+    toolTimeoutMs: env.NOVELRAG_TOOL_TIMEOUT_MS,
+    maxAttempts: env.NOVELRAG_GOAL_MAX_ATTEMPTS,
+    defaultLang: env.NOVELRAG_DEFAULT_LANG,
+    cancelPollMs: Math.max(500, Math.floor(env.NOVELRAG_GOAL_ACK_WAIT_MS / 3)),
+    toolClaimGraceMs: env.NOVELRAG_TOOL_CLAIM_GRACE_MS,
+  };
+}
+
+/**
+ * Everything one orchestrator instance runs: the GOALS consumer and its pursuits, the per-goal bus handlers (cancel,
+ * runtime events, interactions), the tool registry, and the autonomous next-goal service. Built from the validated
+ * environment; `start`/`stop` are driven by the Nest lifecycle.
+ */
+export class Orchestrator {
+  readonly nextGoal: NextGoalService;
+  private readonly running = new RunningGoals();
+  private consumer: GoalConsumer | undefined;
+  private handlers: GoalBusHandlers | undefined;
+
+  private constructor(
+    private readonly env: ServiceContext<OrchestratorEnv>['env'],
+    private readonly nc: NatsConnection,
+    private readonly log: ContextLogger,
+    private readonly model: ChatModel | null,
+    private readonly store: GoalStore,
+    private readonly threads: ThreadStore,
+    private readonly leases: ThreadLeases,
+    private readonly tools: ToolRegistry,
+    private readonly renderer: NunjucksPromptRenderer,
+  ) {
+    this.nextGoal = new NextGoalService({
+      nc,
+      store,
+      threads,
+      model,
+      renderer,
+      resources: this.resources(),
+      defaultLang: env.NOVELRAG_DEFAULT_LANG,
+      timeoutMs: env.NOVELRAG_LLM_TIMEOUT_MS * 3,
+    });
+  }
+
+  static async create(ctx: ServiceContext<OrchestratorEnv>): Promise<Orchestrator> {
+    const { env, connection: nc } = ctx;
+    const log = ctx.logger.child('Orchestrator');
+    const model = createChatModelFromEnv(env);
+    const renderer = new NunjucksPromptRenderer({
+      root: findTemplatesRoot({ NOVELRAG_TEMPLATES_DIR: env.NOVELRAG_TEMPLATES_DIR }),
+    });
+    await ensureGoalsStream(nc, {}, { ackWaitMs: env.NOVELRAG_GOAL_ACK_WAIT_MS });
+    await ensureTraceStream(nc);
+    const orchestrator = new Orchestrator(
+      env,
+      nc,
+      log,
+      model,
+      await GoalStore.open(nc),
+      await ThreadStore.open(nc),
+      await ThreadLeases.open(nc, { leaseMs: env.NOVELRAG_THREAD_LEASE_MS }),
+      new ToolRegistry(nc, {
+        refreshMs: env.NOVELRAG_TOOL_REFRESH_MS,
+        log: ctx.logger.child('ToolRegistry'),
+      }),
+      renderer,
+    );
+    ctx.health.register('goals', () =>
+      Promise.resolve({
+        ok: true,
+        detail: model
+          ? `consuming, ${orchestrator.running.size} goal(s) in progress`
+          : 'idle: no LLM provider configured (OPENAI_API_KEY / OPENAI_BASE_URL), goals stay queued',
+      }),
+    );
+    return orchestrator;
+  }
+
+  private resources() {
+    return new NatsResourceReader(this.nc, { timeoutMs: this.env.NOVELRAG_RESOURCE_TIMEOUT_MS });
+  }
+
+  async start(): Promise<void> {
+    const model = this.model;
+    this.handlers = new GoalBusHandlers(this.nc, this.running, this.store, this.log);
+    this.handlers.start();
+    if (!model) {
+      this.log.warn('no LLM provider configured: this instance does not pursue goals');
+      return;
+    }
+    await this.tools.start();
+    const deps: PursuitDeps = {
+      nc: this.nc,
+      store: this.store,
+      threads: this.threads,
+      leases: this.leases,
+      tools: this.tools,
+      publisher: new TracePublisher(this.nc),
+      model,
+      renderer: this.renderer,
+      resources: this.resources(),
+      running: this.running,
+      backlog: new ResourceBacklog(this.nc, this.env.NOVELRAG_RESOURCE_TIMEOUT_MS, this.log),
+      settings: settingsOf(this.env),
+      log: this.log,
+    };
+    this.consumer = new GoalConsumer(
+      this.nc,
+      async (submission, delivery, suspend) => {
+        await this.tools.ensureDiscovered();
+        return pursueGoal(submission, delivery, deps, suspend);
+      },
+      {
+        concurrency: this.env.NOVELRAG_GOAL_CONCURRENCY,
+        ackWaitMs: this.env.NOVELRAG_GOAL_ACK_WAIT_MS,
+        log: this.log,
+      },
+    );
+    await this.consumer.start();
+    this.log.info('pursuing goals', { concurrency: this.env.NOVELRAG_GOAL_CONCURRENCY });
+  }
+
+  /** Stops pulling, lets goals in flight finish within the grace period, then hands the rest back to the queue. */
+  async stop(): Promise<void> {
+    const grace = Math.max(0, this.env.NOVELRAG_SHUTDOWN_GRACE_MS - 2_000);
+    await this.consumer?.stop(grace);
+    this.handlers?.stop();
+    this.tools.stop();
+  }
+}

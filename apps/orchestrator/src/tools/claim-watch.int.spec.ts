@@ -1,0 +1,163 @@
+import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { SCHEMA_VERSION, type ToolResultRecord } from '@novelrag/contracts';
+import { startNats, type NatsServerHandle } from '@novelrag/testkit';
+import { type ToolClaim, ToolResultStore } from '@novelrag/tool-kit';
+import { ClaimWatch, type StoppedRunner } from './claim-watch';
+
+const BUCKET = 'claim-watch-test';
+
+/**
+ * Counts the watcher's reads of a bucket (KV `get` = a `STREAM.MSG.GET` request on the bucket's stream), so tests wait
+ * for reads instead of sleeping: a watcher that sent read n+1 decided to keep waiting after read n.
+ */
+class ReadCounter {
+  private count = 0;
+  private readonly waiters: { n: number; resolve: () => void }[] = [];
+  private readonly sub: Subscription;
+
+  constructor(nc: NatsConnection, bucket: string) {
+    this.sub = nc.subscribe(`$JS.API.STREAM.MSG.GET.KV_${bucket}`, {
+      callback: () => {
+        this.count += 1;
+        for (const w of this.waiters.filter((w) => this.count >= w.n)) w.resolve();
+      },
+    });
+  }
+
+  /** Resolves once `more` reads happened after this call. */
+  after(more: number): Promise<void> {
+    const n = this.count + more;
+    return new Promise((resolve) => this.waiters.push({ n, resolve }));
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
+}
+
+describe('ClaimWatch over a real JetStream KV bucket', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let store: ToolResultStore;
+  let reads: ReadCounter;
+  let seq = 0;
+
+  const claimOf = (invocationId: string, leaseUntil: number, runner = 'runner-a'): ToolClaim => ({
+    schemaVersion: SCHEMA_VERSION,
+    state: 'running',
+    invocationId,
+    goalId: 'goal-1',
+    tool: 'echo',
+    runner,
+    leaseUntil,
+    attempt: 1,
+  });
+  const recordOf = (invocationId: string): ToolResultRecord => ({
+    schemaVersion: SCHEMA_VERSION,
+    invocationId,
+    goalId: 'goal-1',
+    tool: 'echo',
+    output: { type: 'result', result: 'done' },
+    recordedAt: new Date().toISOString(),
+  });
+  const nextId = () => `goal-1-s${seq++}`;
+  const watchOf = (options: { graceMs?: number; bucket?: string } = {}) =>
+    new ClaimWatch(nc, { bucket: BUCKET, graceMs: 2_000, pollMs: 20, ...options });
+  /** Starts a watch; `state()` tells whether it has resolved yet. */
+  const start = (watch: ClaimWatch, invocationId: string, ignore?: ReadonlySet<number>) => {
+    const stop = new AbortController();
+    let result: StoppedRunner | undefined | 'pending' = 'pending';
+    const done = watch
+      .stoppedRunner(invocationId, { signal: stop.signal, ...(ignore ? { ignore } : {}) })
+      .then((r) => (result = r));
+    return { stop, done, state: () => result };
+  };
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    store = await ToolResultStore.open(nc, { bucket: BUCKET });
+    reads = new ReadCounter(nc, BUCKET);
+  });
+
+  afterAll(async () => {
+    reads?.stop();
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('abandons a claim whose lease ran out more than the grace ago, naming its runner', async () => {
+    const id = nextId();
+    const revision = await store.claim(claimOf(id, Date.now() - 5_000, 'runner-dead'));
+    const watch = start(watchOf(), id);
+    await expect(watch.done).resolves.toEqual({
+      runner: 'runner-dead',
+      leaseUntil: expect.any(Number),
+      revision,
+    });
+  });
+
+  it('keeps waiting while the claim is alive or within the grace, and notices when renewals stop', async () => {
+    const id = nextId();
+    const first = await store.claim(claimOf(id, Date.now() + 60_000));
+    const watch = start(watchOf({ graceMs: 30_000 }), id);
+    await reads.after(3);
+    expect(watch.state()).toBe('pending');
+    // Expired, but less than the grace ago (the runner's clock may be behind ours).
+    const inGrace = await store.swap(claimOf(id, Date.now() - 500), first!);
+    await reads.after(3);
+    expect(watch.state()).toBe('pending');
+    // The runner stopped renewing long ago.
+    const stale = await store.swap(claimOf(id, Date.now() - 60_000), inGrace!);
+    await expect(watch.done).resolves.toMatchObject({ runner: 'runner-a', revision: stale });
+  });
+
+  it('keeps waiting when there is no entry (a tool that does not use the bucket)', async () => {
+    const watch = start(watchOf(), nextId());
+    await reads.after(3);
+    expect(watch.state()).toBe('pending');
+    watch.stop.abort();
+    await expect(watch.done).resolves.toBeUndefined();
+  });
+
+  it('keeps waiting when the entry is a finished record (the reply is on its way)', async () => {
+    const id = nextId();
+    await store.record(recordOf(id));
+    const watch = start(watchOf(), id);
+    await reads.after(3);
+    expect(watch.state()).toBe('pending');
+    watch.stop.abort();
+    await expect(watch.done).resolves.toBeUndefined();
+  });
+
+  it('ignores a stale claim it was told to ignore, and notices the next one', async () => {
+    const id = nextId();
+    const old = await store.claim(claimOf(id, Date.now() - 10_000, 'runner-first'));
+    const watch = start(watchOf(), id, new Set([old!]));
+    await reads.after(3);
+    expect(watch.state()).toBe('pending');
+    // The next runner took it over and died too.
+    const next = await store.swap(claimOf(id, Date.now() - 10_000, 'runner-second'), old!);
+    await expect(watch.done).resolves.toMatchObject({ runner: 'runner-second', revision: next });
+  });
+
+  it('tolerates a missing bucket (keeps waiting, never rejects)', async () => {
+    const missing = new ReadCounter(nc, 'no-such-bucket');
+    try {
+      const watch = start(watchOf({ bucket: 'no-such-bucket' }), nextId());
+      await missing.after(3);
+      expect(watch.state()).toBe('pending');
+      watch.stop.abort();
+      await expect(watch.done).resolves.toBeUndefined();
+    } finally {
+      missing.stop();
+    }
+  });
+
+  it('ends at once when the request settles, without waiting out its pause', async () => {
+    const watch = start(new ClaimWatch(nc, { bucket: BUCKET, pollMs: 10 * 60_000 }), nextId());
+    watch.stop.abort();
+    // A pending 10-minute timer would keep this test (and Jest) waiting.
+    await expect(watch.done).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,118 @@
+import { type KV, Kvm } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Buckets, KvKeys, ToolClaim, ToolResultRecord } from '@novelrag/contracts';
+
+/** A claim whose runner stopped renewing it: nobody is running the invocation any more. */
+export interface StoppedRunner {
+  readonly runner: string;
+  readonly leaseUntil: number;
+  /** KV revision of the stale claim (a later attempt ignores this one: its runner may be about to take it over). */
+  readonly revision: number;
+}
+
+export interface ClaimWatchOptions {
+  /** How long past its `leaseUntil` a claim is still trusted, for clock skew between processes. Default 2 s. */
+  readonly graceMs?: number;
+  /** Longest pause between two reads of the entry. Default 1 s. */
+  readonly pollMs?: number;
+  readonly bucket?: string;
+  readonly now?: () => number;
+}
+
+export interface WatchOptions {
+  /** Ends the watch (the request settled); the watch then resolves `undefined`. */
+  readonly signal: AbortSignal;
+  /** Revisions of stale claims already acted upon for this invocation. */
+  readonly ignore?: ReadonlySet<number>;
+}
+
+const MIN_PAUSE_MS = 20;
+
+/**
+ * Watches the `tool-results` entry of an invocation while its request is pending, to notice a runner that died
+ * holding the invocation (its claim's lease ran out) long before the attempt's timeout. Only runners built on the tool
+ * kit write claims: no entry, a finished record or anything unreadable means "keep waiting", and so does any KV error
+ * (missing bucket, no JetStream, permissions): the attempt's own timeout still bounds the wait.
+ */
+export class ClaimWatch {
+  private readonly graceMs: number;
+  private readonly pollMs: number;
+  private readonly now: () => number;
+  private kv: Promise<KV> | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly options: ClaimWatchOptions = {},
+  ) {
+    this.graceMs = Math.max(0, options.graceMs ?? 2_000);
+    this.pollMs = Math.max(MIN_PAUSE_MS, options.pollMs ?? 1_000);
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Resolves with the stale claim once the invocation's claim is past `leaseUntil + grace`, or with `undefined` once
+   * `signal` aborts. Never rejects. The first read waits one pause, so that a live runner that received this attempt
+   * has taken over a stale claim left by an earlier one before it is judged.
+   */
+  async stoppedRunner(invocationId: string, watch: WatchOptions): Promise<StoppedRunner | undefined> {
+    try {
+      let pause = this.pollMs;
+      while (await sleep(pause, watch.signal)) {
+        const claim = await this.read(invocationId);
+        if (watch.signal.aborted) return undefined;
+        pause = this.pollMs;
+        if (!claim || watch.ignore?.has(claim.revision)) continue;
+        const expiresAt = claim.leaseUntil + this.graceMs;
+        if (expiresAt < this.now()) return claim;
+        // The claim cannot be stale before `expiresAt`: look again then (or sooner; a renewal moves it on).
+        pause = Math.min(this.pollMs, Math.max(MIN_PAUSE_MS, expiresAt - this.now() + 1));
+      }
+      return undefined;
+    } catch {
+      return undefined; // never into the executor: the attempt's timeout still bounds the wait
+    }
+  }
+
+  private async read(invocationId: string): Promise<StoppedRunner | undefined> {
+    let entry;
+    try {
+      const kv = await this.bucket();
+      entry = await kv.get(KvKeys.toolResult(invocationId));
+    } catch {
+      this.kv = undefined; // bucket missing or KV unreachable now: bind again at the next read
+      return undefined;
+    }
+    if (!entry || entry.operation !== 'PUT' || entry.length === 0) return undefined;
+    let raw: unknown;
+    try {
+      raw = entry.json();
+    } catch {
+      return undefined;
+    }
+    if (ToolResultRecord.safeParse(raw).success) return undefined; // finished: the reply is on its way
+    const claim = ToolClaim.safeParse(raw);
+    if (!claim.success) return undefined;
+    return { runner: claim.data.runner, leaseUntil: claim.data.leaseUntil, revision: entry.revision };
+  }
+
+  private bucket(): Promise<KV> {
+    // `open` only binds (no bucket lookup); a missing bucket shows as a failed read.
+    this.kv ??= new Kvm(this.nc).open(this.options.bucket ?? Buckets.toolResults);
+    return this.kv;
+  }
+}
+
+/** Waits `ms`; false when `signal` aborted (at once, without waiting out the timer). */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (alive: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(alive);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,122 @@
+import { type Service, Svcm } from '@nats-io/services';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { JsonLogger } from '@novelrag/bus';
+import { MicroServiceNames, Subjects, TOOL_QUEUE_GROUP, encodeToolMetadata } from '@novelrag/contracts';
+import { type NatsServerHandle, startNats } from '@novelrag/testkit';
+import { ToolHost, defineTool } from '@novelrag/tool-kit';
+import { ToolRegistry } from './tool-registry';
+
+describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  const log = new JsonLogger('orchestrator', 'test', 'silent').child('ToolRegistry');
+
+  const serve = async (suffix: string, tools: string[]): Promise<Service> => {
+    const service = await new Svcm(nc as never).add({
+      name: MicroServiceNames.toolService(suffix),
+      version: '1.0.0',
+      queue: TOOL_QUEUE_GROUP,
+    });
+    for (const name of tools) {
+      service.addEndpoint(name, {
+        subject: Subjects.toolInvoke(name),
+        metadata: encodeToolMetadata({
+          description: `tool ${name}`,
+          inputSchema: { type: 'object' },
+          timeoutMs: 4_000,
+          readOnly: true,
+          destructive: false,
+          idempotent: true,
+          schemaVersion: 1,
+        }),
+        handler: (_err, msg) => msg.respond('{"type":"result","result":"ok"}'),
+      });
+    }
+    return service;
+  };
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('sees tools come and go; a gone tool stays listed as unavailable until it is back', async () => {
+    const registry = new ToolRegistry(nc, { refreshMs: 60_000, discoveryWaitMs: 300, log });
+    const live = registry.live();
+    const a = await serve('a', ['alpha', 'beta']);
+    await registry.start();
+    expect(live.names).toEqual(['alpha', 'beta']);
+    expect(live.callable().map((t) => t.name)).toEqual(['alpha', 'beta']);
+    expect(live.get('alpha')).toMatchObject({ description: 'tool alpha', hints: { readOnly: true } });
+    expect(registry.timeoutOf('alpha')).toBe(4_000);
+
+    const b = await serve('b', ['gamma']);
+    await a.stop();
+    await registry.refresh();
+    expect(live.names).toEqual(['alpha', 'beta', 'gamma']);
+    expect(live.callable().map((t) => t.name)).toEqual(['gamma']); // the same catalogue object, now current
+    expect(live.isAvailable('alpha')).toBe(false);
+
+    registry.markUnavailable('gamma'); // a call found no responders
+    expect(live.isAvailable('gamma')).toBe(false);
+    await registry.refresh(); // …but discovery still sees it
+    expect(live.isAvailable('gamma')).toBe(true);
+
+    await b.stop();
+    registry.stop();
+  });
+
+  it('rediscovers at once when a tool host announces it started or stopped', async () => {
+    // The periodic refresh is an hour away: only the announcements can make the catalogue change.
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
+    const live = registry.live();
+    await registry.start();
+    expect(live.names).toEqual([]);
+
+    const host = new ToolHost({
+      connection: nc,
+      serviceName: MicroServiceNames.toolService('announcer'),
+      version: '1.0.0',
+      instanceId: 'announcer-1',
+      tools: [
+        defineTool({
+          name: 'delta',
+          description: 'a tool that arrives late',
+          inputSchema: { type: 'object' },
+          handler: () => 'ok',
+        }),
+      ],
+      idempotency: false,
+    });
+    await host.start();
+    await until(() => live.isAvailable('delta'));
+    expect(live.names).toEqual(['delta']);
+
+    await host.stop(1_000);
+    await until(() => !live.isAvailable('delta'));
+    expect(live.has('delta')).toBe(true); // still listed, as unavailable
+    registry.stop();
+  });
+
+  it('discovers before a goal when nothing is known yet', async () => {
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
+    const service = await serve('late', ['epsilon']);
+    await registry.ensureDiscovered(); // never started: this is the only discovery
+    expect(registry.live().isAvailable('epsilon')).toBe(true);
+    await service.stop();
+  });
+});
+
+/** Polls a condition (bounded); the announcement path is asynchronous. */
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

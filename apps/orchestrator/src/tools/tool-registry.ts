@@ -1,0 +1,182 @@
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { type SchematicTool, ToolCatalog, type ToolCatalogEntry, toolError } from '@novelrag/agenturn';
+import { type ContextLogger, type DiscoveredTool, discoverTools } from '@novelrag/bus';
+import { Subjects, ToolsChanged } from '@novelrag/contracts';
+
+export interface ToolRegistryOptions {
+  /** How often `$SRV.INFO` is asked again. */
+  readonly refreshMs: number;
+  /** How long one discovery collects answers. */
+  readonly discoveryWaitMs?: number;
+  readonly log: ContextLogger;
+}
+
+/** A remote tool as the planner sees it; it is executed by the RemoteToolExecutor, never called in process. */
+function remoteTool(tool: DiscoveredTool): SchematicTool {
+  const m = tool.metadata;
+  return {
+    name: tool.name,
+    description: m.description,
+    ...(m.prerequisites ? { prerequisites: m.prerequisites } : {}),
+    ...(m.outputDescription ? { outputDescription: m.outputDescription } : {}),
+    inputSchema: m.inputSchema,
+    ...(m.timeoutMs ? { timeoutMs: m.timeoutMs } : {}),
+    hints: { readOnly: m.readOnly, destructive: m.destructive, idempotent: m.idempotent },
+    call: () => Promise.resolve(toolError(`${tool.name} is a remote tool`, 'INTERNAL')),
+  };
+}
+
+/**
+ * The tools on the bus, kept current: rediscovered when a tool host announces it started or stopped
+ * (`novelrag.tools.changed`), every `refreshMs` (for hosts that never announce), and on demand, so runners and
+ * third-party tools that come and go are seen. A tool that disappeared, or whose call found no responders, stays listed
+ * as unavailable (the model is told it cannot call it) until it answers discovery again.
+ */
+export class ToolRegistry {
+  private readonly known = new Map<string, { tool: DiscoveredTool; available: boolean }>();
+  private snapshot = new ToolCatalog();
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  /** A change was announced while a discovery ran (it may have missed it): discover once more after it. */
+  private again = false;
+  private changes: Subscription | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly options: ToolRegistryOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.changes = this.nc.subscribe(Subjects.toolsChanged, {
+      callback: (err, msg) => {
+        if (err) return;
+        let event: ToolsChanged | undefined;
+        try {
+          event = ToolsChanged.parse(msg.json());
+        } catch {
+          return this.options.log.warn('malformed tools change event ignored', {});
+        }
+        this.options.log.info('tools changed', {
+          change: event.change,
+          toolService: event.service,
+          toolInstance: event.instance,
+        });
+        void this.refreshAfterChange();
+      },
+    });
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.options.refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.changes?.unsubscribe();
+    this.changes = undefined;
+  }
+
+  /** Rediscovers now (concurrent callers share one discovery). Never rejects. */
+  refresh(): Promise<void> {
+    this.inFlight ??= this.discover().finally(() => {
+      this.inFlight = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.refresh();
+      }
+    });
+    return this.inFlight;
+  }
+
+  /** Before a goal starts: discovers now when no tool is known yet (e.g. the orchestrator booted before any runner). */
+  async ensureDiscovered(): Promise<void> {
+    if (this.known.size === 0) await this.refresh();
+  }
+
+  private refreshAfterChange(): Promise<void> {
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    return this.refresh();
+  }
+
+  private async discover(): Promise<void> {
+    try {
+      const { tools, invalid } = await discoverTools(this.nc, this.options.discoveryWaitMs ?? 500);
+      const seen = new Set(tools.map((t) => t.name));
+      for (const tool of tools) this.known.set(tool.name, { tool, available: true });
+      for (const [name, entry] of this.known) if (!seen.has(name)) entry.available = false;
+      for (const bad of invalid)
+        this.options.log.warn('tool endpoint ignored', { endpoint: bad.endpoint, reason: bad.reason });
+      this.rebuild();
+    } catch (err) {
+      this.options.log.warn('tool discovery failed', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+
+  /** After a call found nobody serving the tool. */
+  markUnavailable(name: string): void {
+    const entry = this.known.get(name);
+    if (entry?.available) {
+      entry.available = false;
+      this.rebuild();
+    }
+  }
+
+  /** The declared timeout of a tool, if any. */
+  timeoutOf(name: string): number | undefined {
+    return this.known.get(name)?.tool.metadata.timeoutMs;
+  }
+
+  catalog(): ToolCatalog {
+    return this.snapshot;
+  }
+
+  /** A catalogue that always answers from the latest discovery (handed to a pursuit that may run for long). */
+  live(): ToolCatalog {
+    return new LiveToolCatalog(() => this.snapshot);
+  }
+
+  private rebuild(): void {
+    const entries: ToolCatalogEntry[] = [...this.known.values()]
+      .sort((a, b) => a.tool.name.localeCompare(b.tool.name))
+      .map((e) => ({ tool: remoteTool(e.tool), available: e.available }));
+    this.snapshot = new ToolCatalog(entries);
+  }
+}
+
+/** ToolCatalog whose every read goes to the registry's current snapshot. */
+class LiveToolCatalog extends ToolCatalog {
+  constructor(private readonly current: () => ToolCatalog) {
+    super();
+  }
+  override get size(): number {
+    return this.current().size;
+  }
+  override get names(): readonly string[] {
+    return this.current().names;
+  }
+  override has(name: string): boolean {
+    return this.current().has(name);
+  }
+  override get(name: string): SchematicTool | undefined {
+    return this.current().get(name);
+  }
+  override isAvailable(name: string): boolean {
+    return this.current().isAvailable(name);
+  }
+  override list(): readonly ToolCatalogEntry[] {
+    return this.current().list();
+  }
+  override callable(): readonly SchematicTool[] {
+    return this.current().callable();
+  }
+  override withAvailability(
+    available: ReadonlyMap<string, boolean> | Readonly<Record<string, boolean>>,
+  ): ToolCatalog {
+    return this.current().withAvailability(available);
+  }
+}
