@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -129,4 +129,32 @@ export class ErrorDto {
   @ApiProperty({ example: 'VALIDATION_FAILED' }) code!: string;
   @ApiProperty({ example: 'request must be longer than or equal to 1 characters' }) message!: string;
   @ApiPropertyOptional({ type: Object }) details?: Record<string, unknown>;
+}
+
+/** `POST /v1/goals/next`: what the autonomous goal is for; the deciders choose the goal itself. */
+export class NextGoalDto extends OmitType(SubmitGoalDto, ['request', 'goal'] as const) {}
+
+export class GoalDeciderDto {
+  @ApiProperty({ example: 'backlog' }) name!: string;
+  @ApiPropertyOptional({ example: 'Based on backlog entries: (priority=8) 余归 needs a rival' })
+  context?: string;
+}
+
+export class NextGoalChosenDto {
+  @ApiProperty({ example: 'Create a rival for /character/余归 in the Azure Sect' }) description!: string;
+  @ApiProperty({ type: GoalDeciderDto }) decider!: GoalDeciderDto;
+  @ApiPropertyOptional({ example: 'g-3f9c2a7d41b84e0f9a2c' }) goalId?: string;
+  @ApiPropertyOptional({ example: 'g-3f9c2a7d41b84e0f9a2c' }) threadId?: string;
+  @ApiPropertyOptional({ example: 'queued' }) status?: string;
+}
+
+export class NextGoalResultDto {
+  @ApiProperty({
+    type: NextGoalChosenDto,
+    nullable: true,
+    description: 'The queued goal, or null when there is nothing worth doing',
+  })
+  goal!: NextGoalChosenDto | null;
+  @ApiPropertyOptional({ example: 'g-3f9c2a7d41b84e0f9a2c' }) goalId?: string;
+  @ApiPropertyOptional({ example: 'queued' }) status?: string;
 }

@@ -2,7 +2,14 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res 
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../http/api-error';
 import { InteractionAnswerDto } from '../resources/resources.dto';
-import { ErrorDto, GoalAcceptedDto, ListGoalsQueryDto, SubmitGoalDto } from './goal.dto';
+import {
+  ErrorDto,
+  GoalAcceptedDto,
+  ListGoalsQueryDto,
+  NextGoalDto,
+  NextGoalResultDto,
+  SubmitGoalDto,
+} from './goal.dto';
 import { GoalsService, type PublicGoal } from './goals.service';
 
 interface AuthedRequest {
@@ -49,6 +56,35 @@ export class GoalsController {
     res.status(202);
     res.setHeader('Location', `/v1/goals/${goal.goalId}`);
     return { goalId: goal.goalId, status: goal.status };
+  }
+
+  @Post('next')
+  @ApiOperation({
+    summary: 'Autonomous mode: the backlog and exploration deciders choose the next goal, which is queued',
+  })
+  @ApiResponse({ status: 202, type: NextGoalResultDto, description: 'A goal was chosen and queued' })
+  @ApiResponse({ status: 200, type: NextGoalResultDto, description: 'Nothing worth doing now: {goal: null}' })
+  @ApiResponse({
+    status: 503,
+    type: ErrorDto,
+    description: 'No orchestrator answers (NO_RESPONDERS) or none has a model (UNAVAILABLE)',
+  })
+  async next(
+    @Body() body: NextGoalDto,
+    @Res({ passthrough: true }) res: StatusResponse,
+  ): Promise<NextGoalResultDto> {
+    const { goal } = await this.goals.next(body);
+    if (goal === null) {
+      res.status(200);
+      return { goal: null };
+    }
+    res.status(202);
+    if (goal.goalId) res.setHeader('Location', `/v1/goals/${goal.goalId}`);
+    return {
+      goal,
+      ...(goal.goalId ? { goalId: goal.goalId } : {}),
+      ...(goal.status ? { status: goal.status } : {}),
+    };
   }
 
   @Get()

@@ -16,12 +16,13 @@ import {
   GoalSubmission,
   InteractionAnswer,
   InteractionAnswerAck,
+  NextGoalReply,
   SCHEMA_VERSION,
   Subjects,
   isTerminalStatus,
 } from '@novelrag/contracts';
 import { ApiError } from '../http/api-error';
-import type { ListGoalsQueryDto, SubmitGoalDto } from './goal.dto';
+import type { ListGoalsQueryDto, NextGoalDto, SubmitGoalDto } from './goal.dto';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,128}$/;
 const ZERO_USAGE = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -182,6 +183,28 @@ export class GoalsService implements OnApplicationBootstrap {
   }
 
   /**
+   * Autonomous mode: any orchestrator's deciders (backlog, exploration) choose the next goal and queue it (source
+   * `autonomous`). `{goal: null}` when there is nothing worth doing. Errors: NO_RESPONDERS (no orchestrator),
+   * UNAVAILABLE (no LLM configured there), TIMEOUT.
+   */
+  async next(dto: NextGoalDto): Promise<NextGoalReply> {
+    return busRequest(
+      this.nc,
+      Subjects.autonomousNext,
+      {
+        schemaVersion: SCHEMA_VERSION,
+        submit: true,
+        ...(dto.beliefs ? { beliefs: dto.beliefs } : {}),
+        ...(dto.threadId ? { threadId: dto.threadId } : {}),
+        ...(dto.lang ? { lang: dto.lang } : {}),
+        ...(dto.limits ? { limits: { ...dto.limits } } : {}),
+      },
+      NextGoalReply,
+      { timeoutMs: NEXT_GOAL_TIMEOUT_MS },
+    );
+  }
+
+  /**
    * Requests cancellation: the KV flag makes it durable (an orchestrator picking the goal up later sees it), the
    * event stops a running pursuit at its next safe point. A queued goal is cancelled at once. Terminal → CONFLICT.
    */
@@ -226,6 +249,9 @@ export class GoalsService implements OnApplicationBootstrap {
     return strip(updated);
   }
 }
+
+/** Bound on the autonomous deciders (several model calls). */
+const NEXT_GOAL_TIMEOUT_MS = 180_000;
 
 const INTERACTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 

@@ -1,0 +1,171 @@
+import type { GoalOutcome, TraceEvent } from '@novelrag/contracts';
+import { clip, compactJson, list, oneLine, type Style } from './text';
+
+export interface TraceRenderOptions {
+  readonly style: Style;
+  /** Also show LLM calls, runtime debug lines and context statistics. */
+  readonly verbose: boolean;
+}
+
+/** The phase a trace event belongs to, for the progress display. */
+export function phaseOf(event: TraceEvent): string | undefined {
+  switch (event.kind) {
+    case 'assessment':
+      return 'assessment';
+    case 'discovery.plan':
+    case 'context.updated':
+      return 'discovery';
+    case 'refinement.plan':
+      return 'refinement';
+    case 'decision':
+      return 'decision';
+    case 'analysis.verdict':
+      return 'verdict';
+    case 'operation.dispatched':
+    case 'operation.outcome':
+    case 'runtime':
+      return 'tool';
+    case 'interaction.requested':
+    case 'interaction.answered':
+    case 'interaction.timed_out':
+      return 'interaction';
+    case 'resolution':
+    case 'goal.completed':
+    case 'goal.failed':
+    case 'goal.cancelled':
+      return 'outcome';
+    case 'goal.accepted':
+    case 'goal.started':
+    case 'goal.status_changed':
+    case 'llm.call':
+    case 'limit.hit':
+      return undefined;
+  }
+}
+
+/** One readable line per trace event (undefined: not shown at this verbosity). */
+export function renderTraceEvent(
+  event: TraceEvent,
+  { style: s, verbose }: TraceRenderOptions,
+): string | undefined {
+  const it = (n: number | undefined) => (n !== undefined ? ` #${n}` : '');
+  const tag = (label: string) => s.cyan(`[${label}]`);
+  switch (event.kind) {
+    case 'goal.accepted':
+      return `${s.bold('▶ accepted')} ${oneLine(event.request ?? event.goal ?? '', 200)}`;
+    case 'goal.started':
+      return `${s.bold('▶ pursuing')} ${oneLine(event.goal, 200)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt}, resumed at step ${event.resumedFromStep ?? 0})`) : ''}`;
+    case 'goal.status_changed':
+      return verbose || event.to === 'waiting_for_input'
+        ? s.dim(
+            `· status ${event.from} → ${event.to}${event.reason ? ` (${oneLine(event.reason, 80)})` : ''}`,
+          )
+        : undefined;
+    case 'assessment':
+      return `${tag(`assessment${it(event.iteration)}`)} remaining: ${oneLine(event.assessment.remaining_work_summary, 140)}${
+        event.assessment.success_criteria.length
+          ? s.dim(` · success: ${list(event.assessment.success_criteria, 2)}`)
+          : ''
+      }`;
+    case 'discovery.plan':
+      return `${tag(`discovery${it(event.iteration)}`)} search: ${list(event.plan.search_queries)} · load: ${list(event.plan.query_resources)} · expand: ${list(event.plan.expand_tools)}`;
+    case 'context.updated':
+      return verbose
+        ? s.dim(
+            `[context #${event.iteration}] ${event.segments} segments, ${event.excludedUris} hidden, ${event.nonexistentUris} missing, ${event.searches} searches, tools: ${list(event.expandedTools)}`,
+          )
+        : undefined;
+    case 'refinement.plan':
+      return `${tag(`refinement${it(event.iteration)}`)} keep: ${list(event.plan.sorted_segments)} · drop: ${list(event.plan.exclude_resources)}${
+        event.plan.collapse_tools.length ? ` · collapse: ${list(event.plan.collapse_tools)}` : ''
+      }`;
+    case 'decision': {
+      const d = event.decision;
+      return d.decision_type === 'execute'
+        ? `${tag(`decision${it(event.iteration)}`)} run ${s.bold(d.tool)} ${compactJson(d.params, 120)} ${s.dim(`— ${oneLine(d.reasoning, 100)}`)}`
+        : `${tag(`decision${it(event.iteration)}`)} finalize (${d.status}): ${oneLine(d.response, 140)}`;
+    }
+    case 'analysis.verdict': {
+      const v = event.verdict;
+      return v.verdict === 'approve'
+        ? `${tag(`verdict${it(event.iteration)}`)} ${s.green('approve')}${v.approval ? s.dim(` (${oneLine(v.approval.confidence, 40)})`) : ''}`
+        : `${tag(`verdict${it(event.iteration)}`)} ${s.yellow('refine')}: ${oneLine(v.refinement?.remaining_work_summary ?? v.analysis, 140)}`;
+    }
+    case 'operation.dispatched':
+      return `${tag('tool')} → ${s.bold(event.tool)} ${compactJson(event.params, 120)}${event.attempt > 1 ? s.yellow(` (attempt ${event.attempt})`) : ''}`;
+    case 'operation.outcome': {
+      const ok = event.status === 'success';
+      const detail = ok ? (event.result ?? '') : `${event.error?.code ?? ''} ${event.error?.message ?? ''}`;
+      return `${tag('tool')} ← ${s.bold(event.tool)} ${ok ? s.green(event.status) : s.red(event.status)} in ${event.durationMs} ms${
+        event.replayed ? s.dim(' (recorded result)') : ''
+      }: ${oneLine(detail, 160)}`;
+    }
+    case 'interaction.requested': {
+      const i = event.interaction;
+      // In full (bounded): the human decides on this text.
+      return i.kind === 'confirm'
+        ? `${s.yellow('[confirm]')} ${i.tool} asks: ${clip(i.message, 4_000)}`
+        : `${s.yellow('[question]')} ${i.tool} asks: ${clip(i.prompt, 4_000)}`;
+    }
+    case 'interaction.answered':
+      return `${tag('answer')} ${
+        'approved' in event.answer
+          ? event.answer.approved
+            ? 'approved'
+            : 'declined'
+          : `"${oneLine(event.answer.text, 80)}"`
+      }${event.answeredBy ? s.dim(` by ${event.answeredBy}`) : ''}`;
+    case 'interaction.timed_out':
+      return `${s.yellow('[answer]')} nobody answered in time (treated as declined)`;
+    case 'runtime': {
+      const r = event.event;
+      switch (r.kind) {
+        case 'output':
+          return `${tag('output')} ${oneLine(r.message, 300)}`;
+        case 'info':
+          return `${s.dim(`[${r.kind}]`)} ${oneLine(r.message, 200)}`;
+        case 'warning':
+          return `${s.yellow('[warning]')} ${oneLine(r.message, 200)}`;
+        case 'error':
+          return `${s.red('[error]')} ${oneLine(r.message, 200)}`;
+        case 'debug':
+          return verbose ? s.dim(`[debug] ${oneLine(r.message, 200)}`) : undefined;
+        case 'progress':
+          return s.dim(`[progress] ${r.key}: ${oneLine(r.value, 120)}`);
+        case 'backlog':
+          return `${tag('backlog')} + ${compactJson(r.content, 140)}`;
+      }
+      return undefined;
+    }
+    case 'llm.call':
+      return verbose
+        ? s.dim(
+            `[llm] ${event.purpose} ${event.model} ${event.promptTokens}+${event.completionTokens} tokens ${event.latencyMs} ms${event.ok ? '' : ` FAILED ${event.error?.code ?? ''}`}`,
+          )
+        : undefined;
+    case 'resolution':
+      return `${tag('resolution')} ${event.status}: ${oneLine(event.reason, 160)}`;
+    case 'limit.hit':
+      return `${s.yellow('[limit]')} ${event.limit} reached (${event.value}/${event.max})`;
+    case 'goal.completed':
+    case 'goal.failed':
+    case 'goal.cancelled':
+      return renderOutcome(event.outcome, s);
+  }
+}
+
+/** The closing lines of a pursuit. */
+export function renderOutcome(outcome: GoalOutcome, s: Style): string {
+  const head =
+    outcome.status === 'completed'
+      ? s.green(s.bold('✔ completed'))
+      : outcome.status === 'cancelled'
+        ? s.yellow(s.bold('■ cancelled'))
+        : s.red(s.bold(`✘ ${outcome.status}`));
+  const lines = [`${head} ${s.dim(`after ${outcome.steps} step(s), ${outcome.tokens.totalTokens} tokens`)}`];
+  if (outcome.response) lines.push(outcome.response);
+  if (outcome.reason && outcome.status !== 'completed')
+    lines.push(s.dim(`reason: ${oneLine(outcome.reason, 300)}`));
+  if (outcome.error) lines.push(s.red(`error ${outcome.error.code}: ${oneLine(outcome.error.message, 300)}`));
+  return lines.join('\n');
+}
