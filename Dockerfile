@@ -1,21 +1,27 @@
-# One image recipe for the four services: `docker build --build-arg APP=gateway .`
-# Stage 1 builds the whole workspace; stage 2 installs production dependencies only; stage 3 is the small runtime.
+# One image recipe for the four services: `docker build --build-arg APP=gateway .` (APP = gateway | orchestrator |
+# tool-runner | resource-service). Stage 1 builds the whole workspace; stage 2 installs production dependencies only;
+# stage 3 is the small runtime: node:24 slim, production node_modules, the libs' and this app's dist, the templates.
 FROM node:24-bookworm-slim AS build
 WORKDIR /repo
 COPY package.json package-lock.json ./
+# Every workspace's package.json (npm ci checks the lockfile against all of them).
 COPY libs/contracts/package.json libs/contracts/
 COPY libs/agenturn/package.json libs/agenturn/
 COPY libs/llm/package.json libs/llm/
 COPY libs/bus/package.json libs/bus/
+COPY libs/tool-kit/package.json libs/tool-kit/
 COPY libs/testkit/package.json libs/testkit/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/orchestrator/package.json apps/orchestrator/
 COPY apps/tool-runner/package.json apps/tool-runner/
 COPY apps/resource-service/package.json apps/resource-service/
+COPY apps/cli/package.json apps/cli/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY libs libs
 COPY apps apps
+# tsconfig.build.json also builds the third-party tool example.
+COPY examples examples
 RUN node_modules/.bin/tsc -b tsconfig.build.json
 
 FROM node:24-bookworm-slim AS prod-deps
@@ -25,19 +31,24 @@ COPY --from=build /repo/libs/contracts/package.json libs/contracts/
 COPY --from=build /repo/libs/agenturn/package.json libs/agenturn/
 COPY --from=build /repo/libs/llm/package.json libs/llm/
 COPY --from=build /repo/libs/bus/package.json libs/bus/
+COPY --from=build /repo/libs/tool-kit/package.json libs/tool-kit/
 COPY --from=build /repo/libs/testkit/package.json libs/testkit/
 COPY --from=build /repo/apps/gateway/package.json apps/gateway/
 COPY --from=build /repo/apps/orchestrator/package.json apps/orchestrator/
 COPY --from=build /repo/apps/tool-runner/package.json apps/tool-runner/
 COPY --from=build /repo/apps/resource-service/package.json apps/resource-service/
+COPY --from=build /repo/apps/cli/package.json apps/cli/
+# --ignore-scripts: no install scripts at runtime (LanceDB ships prebuilt binaries as optional dependencies).
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:24-bookworm-slim
 ARG APP
+RUN test -n "$APP" || (echo "build with --build-arg APP=<service>" && false)
 ENV NODE_ENV=production LANCEDB_LOG=error APP=${APP} NOVELRAG_DATA_DIR=/data NOVELRAG_TEMPLATES_DIR=/app/templates
 WORKDIR /app
 COPY --from=prod-deps /repo/node_modules node_modules
 COPY --from=build /repo/package.json ./
+# The workspace symlinks in node_modules/@novelrag point at these folders.
 COPY --from=build /repo/libs/contracts/package.json libs/contracts/
 COPY --from=build /repo/libs/contracts/dist libs/contracts/dist
 COPY --from=build /repo/libs/agenturn/package.json libs/agenturn/
@@ -46,10 +57,13 @@ COPY --from=build /repo/libs/llm/package.json libs/llm/
 COPY --from=build /repo/libs/llm/dist libs/llm/dist
 COPY --from=build /repo/libs/bus/package.json libs/bus/
 COPY --from=build /repo/libs/bus/dist libs/bus/dist
+COPY --from=build /repo/libs/tool-kit/package.json libs/tool-kit/
+COPY --from=build /repo/libs/tool-kit/dist libs/tool-kit/dist
 COPY --from=build /repo/apps/${APP}/package.json apps/${APP}/
 COPY --from=build /repo/apps/${APP}/dist apps/${APP}/dist
 COPY templates templates
+COPY deploy/healthcheck.mjs deploy/healthcheck.mjs
 RUN mkdir -p /data && chown node:node /data
 USER node
-# Every service answers a NATS health probe; the gateway also serves GET /health/ready (see docker-compose.yml).
-CMD ["sh", "-c", "exec node apps/${APP}/dist/main.js"]
+# The instance id is the container's hostname (unique per replica), so the health check can ask this very instance.
+CMD ["sh", "-c", "export NOVELRAG_INSTANCE_ID=${NOVELRAG_INSTANCE_ID:-$APP-$(hostname)}; exec node apps/${APP}/dist/main.js"]

@@ -45,7 +45,11 @@ export async function startServiceProcess(
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const nc = await connect({ servers: env.NATS_URL });
+  // The health probe uses the service's own credentials when the server requires them.
+  const nc = await connect({
+    servers: env.NATS_URL,
+    ...(env.NATS_USER ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : {}),
+  });
   try {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -58,6 +62,10 @@ export async function startServiceProcess(
         await new Promise((r) => setTimeout(r, 200));
       }
     }
+  } catch (err) {
+    // Never leave a half-started service behind (its pipes would also keep Jest from exiting).
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw err;
   } finally {
     await nc.close();
   }

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // `npm run bench`: builds the workspace (incremental `tsc -b`), then runs every bench/*.bench.mjs in turn on the
-// project's Node 24, passing the arguments through (e.g. `npm run bench -- --sizes 10000,100000`).
-// BENCH_ONLY=resources runs only bench/resources.bench.mjs. Results land in bench-results/ (gitignored).
+// project's Node 24, passing the arguments through (e.g. `npm run bench -- --sizes 10000,100000`); each benchmark
+// takes the options it knows. bench/resources.bench.mjs: the resource stores; bench/system.bench.mjs: tool dispatch,
+// tool throughput, goal acceptance, concurrent goals. BENCH_ONLY=resources (or system) runs one. Results land in
+// bench-results/ (gitignored); BENCHMARKS.md has the figures and the machine.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
 
-ensureEnv(import.meta.url);
+await ensureEnv(import.meta.url);
 
 console.log('[novelrag] building (incremental tsc -b)…');
 const build = spawnSync(bin('tsc'), ['-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });

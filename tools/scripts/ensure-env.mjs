@@ -2,7 +2,7 @@
 // dependencies when they are missing, then re-runs the calling script on the Node 24 that the `node` devDependency
 // ships (the machine's Node may be older; NestJS 12 and Jest's ESM support need >= 24.9).
 import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,8 +14,13 @@ export function nodeIsRecentEnough(version = process.versions.node) {
   return major > 24 || (major === 24 && minor >= 9);
 }
 
-/** Returns normally when running on Node >= 24.9 with dependencies installed; otherwise installs and/or re-execs. */
-export function ensureEnv(scriptUrl) {
+/**
+ * Resolves when running on Node >= 24.9 with dependencies installed; otherwise installs and/or re-runs the script on
+ * the project's Node 24 and never resolves (this process exits with the child's status). Ctrl-C reaches the child from
+ * the terminal (same process group) and this process waits for it to finish stopping; SIGTERM and SIGHUP sent to this
+ * process alone are passed on.
+ */
+export async function ensureEnv(scriptUrl) {
   if (!existsSync(path.join(root, 'node_modules', '.package-lock.json'))) {
     console.log('[novelrag] dependencies are not installed: running `npm ci` first');
     const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
@@ -30,9 +35,17 @@ export function ensureEnv(scriptUrl) {
     console.error('Install Node 24 or run `npm ci` so that the node@24 devDependency provides it.');
     process.exit(1);
   }
-  const r = spawnSync(node24, [...process.execArgv, fileURLToPath(scriptUrl), ...process.argv.slice(2)], {
+  const child = spawn(node24, [...process.execArgv, fileURLToPath(scriptUrl), ...process.argv.slice(2)], {
     cwd: process.cwd(),
     stdio: 'inherit',
   });
-  process.exit(r.status ?? (r.signal ? 1 : 0));
+  process.on('SIGINT', () => {}); // the child got it too; exit when it has stopped
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  await new Promise(() => {
+    child.once('error', (err) => {
+      console.error(`[novelrag] could not start ${node24}: ${err.message}`);
+      process.exit(1);
+    });
+    child.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  });
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
 
-ensureEnv(import.meta.url);
+await ensureEnv(import.meta.url);
 const build = spawnSync(bin('tsc'), ['-b', 'libs/contracts/tsconfig.lib.json'], {
   cwd: root,
   stdio: 'inherit',

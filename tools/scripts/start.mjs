@@ -4,14 +4,27 @@
 //    else stop with a message naming how to get one.
 // 2. Builds the workspace (incremental `tsc -b`), then starts the four services as separate processes
 //    (NOVELRAG_TOOL_RUNNERS replicas of the tool-runner), waits until each answers its NATS health probe, prints the URLs.
-// 3. Ctrl-C (or SIGTERM) stops everything cleanly: services first (graceful), then the NATS server it started.
+// 3. The model: OPENAI_API_KEY / OPENAI_BASE_URL → that OpenAI-compatible provider; neither (or NOVELRAG_LLM=scripted)
+//    → the SCRIPTED model (tools/demo/scripted-llm.mjs replaying NOVELRAG_SCENARIO, default tools/demo/scenario.json),
+//    started here and given to the orchestrator and tool-runners as their OPENAI_BASE_URL. Said loudly at startup.
+// 4. Writes data/run/launcher.json (URLs, model mode) for `npm run demo`; removes it on exit.
+// 5. Ctrl-C (or SIGTERM) stops everything cleanly: services first (graceful), then the NATS server it started;
+//    a second Ctrl-C kills at once.
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
 
-ensureEnv(import.meta.url);
+await ensureEnv(import.meta.url);
 
 const env = { ...process.env };
 // Local use: without API keys the gateway runs with authentication explicitly disabled (and says so at startup).
@@ -22,19 +35,35 @@ env.LANCEDB_LOG ??= 'error';
 const natsUrl = env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const dataDir = path.resolve(root, env.NOVELRAG_DATA_DIR ?? 'data');
 const logDir = path.join(dataDir, 'logs');
+const runFile = path.join(dataDir, 'run', 'launcher.json');
+const children = [];
 const replicas = Number(env.NOVELRAG_TOOL_RUNNERS ?? '2');
 const port = Number(env.PORT ?? '8080');
 const streamLogs = env.NOVELRAG_LOGS === 'inherit';
 if (!Number.isInteger(replicas) || replicas < 1 || replicas > 16)
   fail('NOVELRAG_TOOL_RUNNERS must be an integer 1..16');
 if (!Number.isInteger(port) || port < 0 || port > 65535) fail('PORT must be an integer 0..65535');
+const llmMode = env.NOVELRAG_LLM ?? (env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? 'openai' : 'scripted');
+if (llmMode !== 'openai' && llmMode !== 'scripted') fail('NOVELRAG_LLM must be "openai" or "scripted"');
+if (llmMode === 'openai' && !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL)
+  fail(
+    'NOVELRAG_LLM=openai needs OPENAI_API_KEY (and/or OPENAI_BASE_URL for another OpenAI-compatible server)',
+  );
+const scenarioFile = path.resolve(root, env.NOVELRAG_SCENARIO ?? 'tools/demo/scenario.json');
+const scriptedDelayMs = Number(env.NOVELRAG_SCRIPTED_DELAY_MS ?? '150');
+if (!Number.isInteger(scriptedDelayMs) || scriptedDelayMs < 0 || scriptedDelayMs > 60_000)
+  fail('NOVELRAG_SCRIPTED_DELAY_MS must be an integer 0..60000');
 mkdirSync(logDir, { recursive: true });
 
-const children = [];
 let stopping = false;
+let ready = false;
+let scripted;
 
 function fail(message) {
   console.error(`[novelrag] ${message}`);
+  rmSync(runFile, { force: true });
+  // Never leave started services or the NATS server behind.
+  for (const { child } of children) if (child.exitCode === null) child.kill('SIGTERM');
   process.exit(1);
 }
 
@@ -79,7 +108,8 @@ async function ensureNats() {
   mkdirSync(storeDir, { recursive: true });
   console.log(`[novelrag] NATS: starting ${server} -js on ${hp.host}:${hp.port} (data in ${storeDir})`);
   const child = spawn(server, ['-a', hp.host, '-p', String(hp.port), '-js', '-sd', storeDir], {
-    stdio: ['ignore', 'ignore', createWriteStream(path.join(logDir, 'nats-server.log'))],
+    // A file descriptor, not a WriteStream: spawn needs a stream that already has an fd.
+    stdio: ['ignore', 'ignore', openSync(path.join(logDir, 'nats-server.log'), 'a')],
   });
   children.push({ name: 'nats-server', child, last: true });
   const deadline = Date.now() + 10_000;
@@ -112,13 +142,67 @@ function startService(app, index) {
   }
   child.on('exit', (code, signal) => {
     if (!stopping) {
+      const log = path.join(logDir, `${name}.log`);
       console.error(
-        `[novelrag] ${name} exited (${code ?? signal}); see ${path.join(logDir, `${name}.log`)}. Stopping.`,
+        `[novelrag] ${name} exited (${code ?? signal}) ${ready ? 'while running' : 'during startup'}.`,
       );
+      if (!streamLogs) console.error(tail(log, 12).replace(/^/gm, `  ${name} | `));
+      console.error(`[novelrag] full log: ${log}. Stopping.`);
       void shutdown(1);
     }
   });
   children.push({ name, app, child, last: false });
+}
+
+/** The last lines of a log file (a service's boot error, e.g. an invalid environment variable). */
+function tail(file, lines) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Starts the scripted model in this process (see tools/demo/scripted-llm.mjs) and points the services at it. */
+async function startScriptedModel() {
+  const { loadScenario, startScriptedLlm } = await import(path.join(root, 'tools/demo/scripted-llm.mjs'));
+  let scenario;
+  try {
+    scenario = loadScenario(scenarioFile);
+  } catch (err) {
+    fail(`NOVELRAG_SCENARIO: cannot load ${scenarioFile} (${err.message})`);
+  }
+  const scriptedLog = createWriteStream(path.join(logDir, 'scripted-llm.log'), { flags: 'a' });
+  scripted = await startScriptedLlm({
+    scenario,
+    delayMs: scriptedDelayMs,
+    dumpDir: env.NOVELRAG_SCRIPTED_DUMP ? path.resolve(env.NOVELRAG_SCRIPTED_DUMP) : undefined,
+    log: (line) => scriptedLog.write(`${new Date().toISOString()} ${line}\n`),
+  });
+  env.OPENAI_BASE_URL = scripted.baseURL;
+  env.OPENAI_API_KEY = 'scripted-no-key';
+  env.NOVELRAG_MODEL = scripted.model;
+  delete env.NOVELRAG_MODELS;
+  delete env.NOVELRAG_LLM_MODE;
+  console.log(
+    `[novelrag] model: SCRIPTED "${scripted.scenario}" at ${scripted.baseURL} (no OPENAI_API_KEY/OPENAI_BASE_URL set)`,
+  );
+}
+
+/** The gateway's own HTTP readiness (NATS and its stores), after its bus health probe answered. */
+async function waitHttpReady() {
+  const url = `http://127.0.0.1:${port}/health/ready`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) fail(`the gateway did not answer ${url} within 30 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 async function waitHealthy(services) {
@@ -149,9 +233,14 @@ async function waitHealthy(services) {
 }
 
 async function shutdown(code) {
-  if (stopping) return;
+  if (stopping) {
+    console.log('[novelrag] killing everything now');
+    for (const { child } of children) if (child.exitCode === null) child.kill('SIGKILL');
+    process.exit(code || 1);
+  }
   stopping = true;
-  console.log('\n[novelrag] stopping…');
+  rmSync(runFile, { force: true });
+  console.log('\n[novelrag] stopping… (Ctrl-C again to kill at once)');
   const stopGroup = async (group) => {
     await Promise.all(
       group.map(
@@ -170,6 +259,7 @@ async function shutdown(code) {
   };
   await stopGroup(children.filter((c) => !c.last));
   await stopGroup(children.filter((c) => c.last));
+  await scripted?.close();
   console.log('[novelrag] stopped');
   process.exit(code);
 }
@@ -179,11 +269,41 @@ process.on('SIGTERM', () => void shutdown(0));
 
 await ensureNats();
 build();
-startService('resource-service');
-for (let i = 0; i < replicas; i++) startService('tool-runner', i);
-startService('orchestrator');
-startService('gateway');
-await waitHealthy(children.filter((c) => c.app));
+if (llmMode === 'scripted') await startScriptedModel();
+// In dependency order, each stage ready before the next: the orchestrator discovers the tools at boot, so the
+// tool-runners must already serve them (and they need the resource-service).
+const stage = async (start) => {
+  const before = children.length;
+  start();
+  await waitHealthy(children.slice(before));
+};
+await stage(() => startService('resource-service'));
+await stage(() => {
+  for (let i = 0; i < replicas; i++) startService('tool-runner', i);
+});
+await stage(() => startService('orchestrator'));
+await stage(() => startService('gateway'));
+await waitHttpReady();
+ready = true;
+const model =
+  llmMode === 'scripted'
+    ? { mode: 'scripted', url: scripted.url, scenario: scripted.scenario, file: scenarioFile }
+    : { mode: 'openai', baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1' };
+mkdirSync(path.dirname(runFile), { recursive: true });
+writeFileSync(
+  runFile,
+  JSON.stringify(
+    {
+      pid: process.pid,
+      gatewayUrl: `http://127.0.0.1:${port}`,
+      natsUrl,
+      model,
+      startedAt: new Date().toISOString(),
+    },
+    null,
+    2,
+  ),
+);
 console.log(`
 [novelrag] NovelRAG is running.
   REST API      http://127.0.0.1:${port}/v1
@@ -193,5 +313,7 @@ console.log(`
   API docs      http://127.0.0.1:${port}/docs
   Auth          ${env.NOVELRAG_AUTH_DISABLED === 'true' ? 'disabled (local use; set NOVELRAG_API_KEYS to require Bearer keys)' : 'Bearer API keys'}
   Store         ${env.QDRANT_URL ? `Qdrant at ${env.QDRANT_URL}` : `embedded (LanceDB) in ${path.join(dataDir, 'store')}`}
-  Model         ${env.OPENAI_API_KEY || env.OPENAI_BASE_URL ? `OpenAI-compatible at ${env.OPENAI_BASE_URL ?? 'api.openai.com'}` : 'none configured (offline: scripted model only)'}
+  Model         ${llmMode === 'scripted' ? `SCRIPTED (replays ${path.relative(root, scenarioFile)}; set OPENAI_API_KEY for a real model)` : `OpenAI-compatible at ${env.OPENAI_BASE_URL ?? 'api.openai.com'}`}
+  Try           npm run demo            (in another terminal)
+                npx novelrag goal "Create a protagonist named 余归 and link her to the Azure Sect"
 Press Ctrl-C to stop.`);

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
 
-ensureEnv(import.meta.url);
+await ensureEnv(import.meta.url);
 process.env.LANCEDB_LOG ??= 'error'; // LanceDB's native logger warns on every search by default
 
 function step(title, cmd, args, env = {}) {
@@ -27,6 +27,8 @@ if (!process.env.SKIP_STATIC) {
   step('format', bin('prettier'), ['--check', '.', '--log-level', 'warn']);
   step('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 }
+// Integration and e2e tests start services as OS processes from their dist/: build once, before Jest's workers start.
+step('build', bin('tsc'), ['-b', 'tsconfig.build.json']);
 step('jest', process.execPath, [
   '--experimental-vm-modules',
   '--no-warnings=ExperimentalWarning',

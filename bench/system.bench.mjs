@@ -1,0 +1,491 @@
+#!/usr/bin/env node
+// Whole-system benchmark (issue 7, item 6), on a private nats-server started here:
+//   (1) tool dispatch round trip: the orchestrator's RemoteToolExecutor → a no-op tool hosted like the tool-runner
+//       hosts tools (ToolHost: micro endpoint, validation, at-most-once KV record) vs raw NATS request-reply, same run;
+//   (2) no-op tool throughput with 1 and 2 runner processes vs raw NATS (same concurrency);
+//   (3) gateway goal acceptance latency (POST /v1/goals → 202, which includes the KV record and the GOALS publish ack);
+//   (4) N concurrent goals through gateway → 2 orchestrators → model with a fixed per-call latency (the scripted
+//       OpenAI-compatible server), total time vs the ideal latency-bound time.
+// (5) the resource search figures come from bench/resources.bench.mjs (same `npm run bench`).
+//
+//   node bench/system.bench.mjs [--calls 2000] [--throughput-calls 5000] [--concurrency 64] [--accept 300]
+//                               [--goals 100] [--llm-ms 200] [--only dispatch,throughput,accept,goals]
+// Needs the compiled workspace (`npm run bench` builds it). Writes bench-results/system-<timestamp>.{json,md}.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { machine, markdownTable, ms, ratio, summarize, timed } from './lib/report.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { RemoteToolExecutor } = require(
+  path.join(root, 'apps/orchestrator/dist/tools/remote-tool-executor.js'),
+);
+const { ClaimWatch } = require(path.join(root, 'apps/orchestrator/dist/tools/claim-watch.js'));
+const { operationPlan } = require(path.join(root, 'libs/agenturn/dist/index.js'));
+const { startScriptedLlm } = await import(path.join(root, 'tools/demo/scripted-llm.mjs'));
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  strict: false,
+  options: {
+    calls: { type: 'string' },
+    'throughput-calls': { type: 'string' },
+    concurrency: { type: 'string' },
+    accept: { type: 'string' },
+    goals: { type: 'string' },
+    'llm-ms': { type: 'string' },
+    only: { type: 'string' },
+  },
+});
+const int = (name, fallback) => {
+  const n = Number(values[name] ?? fallback);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${name} must be a positive integer`);
+    process.exit(2);
+  }
+  return n;
+};
+const opts = {
+  calls: int('calls', 2000),
+  throughputCalls: int('throughput-calls', 5000),
+  concurrency: int('concurrency', 64),
+  accept: int('accept', 300),
+  goals: int('goals', 100),
+  llmMs: int('llm-ms', 200),
+  only: new Set(String(values.only ?? 'dispatch,throughput,accept,goals').split(',')),
+};
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'novelrag-bench-'));
+const children = [];
+const log = (m) => process.stderr.write(`  ${m}\n`);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns a process and resolves once its output contains `readyText` (bounded). */
+function startProcess(args, env, readyText, timeoutMs = 30_000) {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, LANCEDB_LOG: 'error', NOVELRAG_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${args.join(' ')} not ready in ${timeoutMs} ms:\n${out}`)),
+      timeoutMs,
+    );
+    const onData = (d) => {
+      out += d.toString();
+      if (out.includes(readyText)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${out}`)));
+  });
+}
+
+async function startNatsServer() {
+  const port = await freePort();
+  const child = spawn(
+    'nats-server',
+    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', path.join(tmp, 'nats')],
+    {
+      stdio: 'ignore',
+    },
+  );
+  children.push(child);
+  const url = `nats://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return { url, nc: await connect({ servers: url, timeout: 500 }) };
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** A service from its dist, ready when its instance answers the NATS health probe. */
+async function startService(nc, app, instance, env) {
+  const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      LANCEDB_LOG: 'error',
+      NOVELRAG_LOG_LEVEL: 'warn',
+      NOVELRAG_INSTANCE_ID: instance,
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const reply = await nc.request(`novelrag.health.${app}.${instance}`, '{}', { timeout: 500 });
+      if (reply.json().ok) return child;
+    } catch {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${app} did not start`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+async function sequential(n, fn) {
+  const samples = [];
+  for (let i = 0; i < n; i++) samples.push((await timed(fn)).ms);
+  return summarize(samples);
+}
+
+async function concurrent(total, concurrency, fn) {
+  let next = 0;
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) {
+        next += 1;
+        await fn();
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return { total, seconds, perSecond: total / seconds };
+}
+
+function executorFor(nc, label) {
+  // As the orchestrator builds it, dead-runner watch included.
+  const executor = new RemoteToolExecutor(nc, {
+    goalId: `g-bench-${label}`,
+    firstStep: 0,
+    maxAttempts: 1,
+    claimWatch: new ClaimWatch(nc),
+  });
+  const plan = operationPlan('BenchNoop', {}, 'benchmark');
+  return async () => {
+    const outcome = await executor.execute(plan, {});
+    if (outcome.status !== 'success')
+      throw new Error(`BenchNoop failed: ${outcome.errorCode} ${outcome.errorMessage}`);
+  };
+}
+
+const results = {
+  machine: machine(),
+  options: { ...opts, only: [...opts.only] },
+  at: new Date().toISOString(),
+};
+const tables = [];
+
+async function main() {
+  const { url: natsUrl, nc } = await startNatsServer();
+  const raw = async () => {
+    await nc.request('bench.raw', '', { timeout: 10_000 });
+  };
+
+  if (opts.only.has('dispatch') || opts.only.has('throughput')) {
+    log('starting runner-1');
+    await startProcess(
+      [path.join(root, 'bench/lib/noop-runner.mjs')],
+      { NATS_URL: natsUrl, BENCH_INSTANCE: 'runner-1' },
+      'ready',
+    );
+    const tool = executorFor(nc, 'dispatch');
+    await sequential(200, raw);
+    await sequential(200, tool);
+    if (opts.only.has('dispatch')) {
+      log(`(1) dispatch round trip, ${opts.calls} sequential calls each`);
+      const rawStats = await sequential(opts.calls, raw);
+      const toolStats = await sequential(opts.calls, tool);
+      results.dispatch = { raw: rawStats, tool: toolStats };
+      tables.push(
+        `### (1) Tool dispatch round trip (${opts.calls} sequential calls, one runner)\n\n` +
+          markdownTable(
+            ['path', 'what', 'p50 ms', 'p99 ms', 'mean ms', 'p50 vs raw'],
+            [
+              [
+                'raw NATS',
+                'request-reply, no-op responder',
+                ms(rawStats.p50),
+                ms(rawStats.p99),
+                ms(rawStats.mean),
+                '1×',
+              ],
+              [
+                'tool',
+                'RemoteToolExecutor → ToolHost no-op (validation + KV record)',
+                ms(toolStats.p50),
+                ms(toolStats.p99),
+                ms(toolStats.mean),
+                ratio(toolStats.p50, rawStats.p50),
+              ],
+            ],
+          ),
+      );
+    }
+    if (opts.only.has('throughput')) {
+      const c = opts.concurrency;
+      log(`(2) throughput, ${opts.throughputCalls} calls at concurrency ${c}, 1 runner`);
+      const raw1 = await concurrent(opts.throughputCalls, c, raw);
+      const tool1 = await concurrent(opts.throughputCalls, c, executorFor(nc, 'tp1'));
+      log('starting runner-2');
+      await startProcess(
+        [path.join(root, 'bench/lib/noop-runner.mjs')],
+        { NATS_URL: natsUrl, BENCH_INSTANCE: 'runner-2' },
+        'ready',
+      );
+      log(`(2) throughput, 2 runners`);
+      const raw2 = await concurrent(opts.throughputCalls, c, raw);
+      const tool2 = await concurrent(opts.throughputCalls, c, executorFor(nc, 'tp2'));
+      results.throughput = { concurrency: c, raw1, tool1, raw2, tool2 };
+      tables.push(
+        `### (2) No-op tool throughput (${opts.throughputCalls} calls, ${c} in flight)\n\n` +
+          markdownTable(
+            ['runners', 'path', 'calls/s', 'vs raw'],
+            [
+              ['1', 'raw NATS', raw1.perSecond.toFixed(0), '1×'],
+              [
+                '1',
+                'tool (RemoteToolExecutor → ToolHost)',
+                tool1.perSecond.toFixed(0),
+                ratio(tool1.perSecond, raw1.perSecond),
+              ],
+              ['2', 'raw NATS', raw2.perSecond.toFixed(0), '1×'],
+              [
+                '2',
+                'tool (RemoteToolExecutor → ToolHost)',
+                tool2.perSecond.toFixed(0),
+                ratio(tool2.perSecond, raw2.perSecond),
+              ],
+            ],
+          ),
+      );
+    }
+  }
+
+  let gatewayUrl;
+  if (opts.only.has('accept') || opts.only.has('goals')) {
+    const port = await freePort();
+    gatewayUrl = `http://127.0.0.1:${port}`;
+    await startService(nc, 'gateway', 'bench-gw', {
+      NATS_URL: natsUrl,
+      PORT: String(port),
+      NOVELRAG_AUTH_DISABLED: 'true',
+      NOVELRAG_RATE_LIMIT_PER_MIN: '1000000',
+    });
+  }
+  const post = async (body) => {
+    const res = await fetch(`${gatewayUrl}/v1/goals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 202) throw new Error(`POST /v1/goals answered ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
+
+  if (opts.only.has('accept')) {
+    log(`(3) goal acceptance, ${opts.accept} sequential POST /v1/goals`);
+    await sequential(30, () => post({ goal: 'warm up' }));
+    const accept = await sequential(opts.accept, () => post({ goal: 'benchmark goal' }));
+    const acceptConcurrent = await concurrent(opts.accept, 16, () => post({ goal: 'benchmark goal' }));
+    results.accept = { sequential: accept, concurrent16: acceptConcurrent };
+    tables.push(
+      `### (3) Gateway goal acceptance (POST /v1/goals → 202: KV record + GOALS publish acknowledged)\n\n` +
+        markdownTable(
+          ['mode', 'requests', 'p50 ms', 'p99 ms', 'throughput'],
+          [
+            [
+              'sequential',
+              String(opts.accept),
+              ms(accept.p50),
+              ms(accept.p99),
+              `${(1000 / accept.mean).toFixed(0)}/s`,
+            ],
+            ['16 concurrent', String(opts.accept), '—', '—', `${acceptConcurrent.perSecond.toFixed(0)}/s`],
+          ],
+        ),
+    );
+    // Nobody consumed those goals: drop them so the orchestrators of (4) only see their own.
+    await (await jetstreamManager(nc)).streams.purge('GOALS');
+  }
+
+  if (opts.only.has('goals')) await concurrentGoals(nc, natsUrl, post);
+
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  mkdirSync(path.join(root, 'bench-results'), { recursive: true });
+  const md = `## System benchmark (${results.at})\n\nMachine: ${results.machine.cpu}, ${results.machine.cores} cores, ${results.machine.memoryGb} GB, ${results.machine.os}, Node ${results.machine.node}\n\n${tables.join('\n\n')}\n`;
+  writeFileSync(path.join(root, 'bench-results', `system-${stamp}.json`), JSON.stringify(results, null, 2));
+  writeFileSync(path.join(root, 'bench-results', `system-${stamp}.md`), md);
+  console.log(`\n${md}`);
+  console.log(`written: bench-results/system-${stamp}.{json,md}`);
+  await nc.close();
+}
+
+/** (4): N goals at once, each answered by the model in `llmMs` per call; ideal = calls per goal × latency. */
+async function concurrentGoals(nc, natsUrl, post) {
+  const rule = (when, json) => ({ when, reply: { json } });
+  const scenario = {
+    name: 'bench',
+    model: 'scripted-bench',
+    rules: [
+      rule(
+        { schema: 'PursuitAssessment' },
+        {
+          finished_tasks: [],
+          remaining_work_summary: 'answer',
+          required_context: 'none',
+          expected_actions: 'finalize',
+          boundary_conditions: [],
+          exception_conditions: [],
+          success_criteria: ['answered'],
+        },
+      ),
+      rule(
+        { schema: 'DiscoveryPlan' },
+        { discovery_analysis: 'enough', search_queries: [], query_resources: [], expand_tools: [] },
+      ),
+      rule(
+        { schema: 'RefinementDecision' },
+        {
+          analysis: 'fine',
+          verdict: 'approve',
+          approval: { ready: true, confidence: 'high', notes: '' },
+          refinement: null,
+          exploration_hints: null,
+        },
+      ),
+      {
+        when: { tool: 'Finalize' },
+        reply: {
+          toolCall: {
+            name: 'Finalize',
+            arguments: { status: 'success', response: 'done', evidence: [], gaps: [] },
+          },
+        },
+      },
+    ],
+  };
+  const llm = await startScriptedLlm({ scenario, delayMs: opts.llmMs });
+  const perOrchestrator = Math.min(64, Math.ceil(opts.goals / 2));
+  const env = {
+    NATS_URL: natsUrl,
+    NOVELRAG_DATA_DIR: path.join(tmp, 'store'),
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: 'bench',
+    NOVELRAG_MODEL: 'scripted-bench',
+    NOVELRAG_GOAL_CONCURRENCY: String(perOrchestrator),
+  };
+  await startService(nc, 'resource-service', 'bench-rs', env);
+  await startService(nc, 'orchestrator', 'bench-orch-1', env);
+  await startService(nc, 'orchestrator', 'bench-orch-2', env);
+  // Warm-up goal (connections, templates, JIT), not counted.
+  const done = new Map();
+  const waiters = new Map();
+  const sub = nc.subscribe('novelrag.trace.*.goal.*', {
+    callback: (_err, msg) => {
+      const kind = msg.subject.split('.').slice(3).join('.');
+      if (!['goal.completed', 'goal.failed', 'goal.cancelled'].includes(kind)) return;
+      const id = msg.subject.split('.')[2];
+      done.set(id, { kind, at: process.hrtime.bigint() });
+      waiters.get(id)?.();
+    },
+  });
+  const finished = (id, timeoutMs) =>
+    new Promise((resolve, reject) => {
+      if (done.has(id)) return resolve(done.get(id));
+      const timer = setTimeout(
+        () => reject(new Error(`goal ${id} did not finish within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      waiters.set(id, () => {
+        clearTimeout(timer);
+        resolve(done.get(id));
+      });
+    });
+  const warm = await post({ goal: 'warm up' });
+  await finished(warm.goalId, 60_000);
+  const servedBefore = llm.stats.served;
+  log(
+    `(4) ${opts.goals} concurrent goals, model latency ${opts.llmMs} ms per call, 2 orchestrators × ${perOrchestrator}`,
+  );
+  const start = process.hrtime.bigint();
+  const accepted = await Promise.all(
+    Array.from({ length: opts.goals }, (_, i) => post({ goal: `benchmark goal ${i}` })),
+  );
+  const ends = await Promise.all(accepted.map((a) => finished(a.goalId, 300_000)));
+  const totalMs = Number(ends.reduce((m, e) => (e.at > m ? e.at : m), 0n) - start) / 1e6;
+  const completed = ends.filter((e) => e.kind === 'goal.completed').length;
+  const callsPerGoal = (llm.stats.served - servedBefore) / opts.goals;
+  const idealMs = callsPerGoal * opts.llmMs;
+  const perGoal = summarize(ends.map((e) => Number(e.at - start) / 1e6));
+  sub.unsubscribe();
+  await llm.close();
+  results.goals = {
+    goals: opts.goals,
+    completed,
+    llmMs: opts.llmMs,
+    callsPerGoal,
+    totalMs,
+    idealMs,
+    perGoal,
+    perOrchestrator,
+  };
+  tables.push(
+    `### (4) ${opts.goals} concurrent goals, model latency ${opts.llmMs} ms per call\n\n` +
+      markdownTable(
+        [
+          'goals',
+          'completed',
+          'model calls/goal',
+          'total ms',
+          'ideal ms (calls × latency)',
+          'total / ideal',
+          'p50 goal ms',
+          'p99 goal ms',
+        ],
+        [
+          [
+            String(opts.goals),
+            String(completed),
+            callsPerGoal.toFixed(1),
+            ms(totalMs),
+            ms(idealMs),
+            ratio(totalMs, idealMs),
+            ms(perGoal.p50),
+            ms(perGoal.p99),
+          ],
+        ],
+      ),
+  );
+}
+
+try {
+  await main();
+} catch (err) {
+  console.error(`system benchmark failed: ${err.stack ?? err}`);
+  process.exitCode = 1;
+} finally {
+  for (const c of children.reverse()) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(tmp, { recursive: true, force: true });
+}

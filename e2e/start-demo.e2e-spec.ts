@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '@novelrag/testkit';
+import { ROOT } from './support/processes';
+
+/** The environment of a fresh terminal without a model key (the offline case the README promises). */
+function offlineEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
+  for (const name of [
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'NOVELRAG_LLM',
+    'NOVELRAG_API_KEYS',
+    'NOVELRAG_URL',
+  ])
+    delete env[name];
+  return env;
+}
+
+function waitForOutput(
+  child: ChildProcess,
+  text: string,
+  timeoutMs: number,
+  output: () => string,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no "${text}" within ${timeoutMs} ms:\n${output()}`)),
+      timeoutMs,
+    );
+    const check = () => {
+      if (output().includes(text)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before "${text}":\n${output()}`));
+    });
+    check();
+  });
+}
+
+// The README's first command and the demo, as a newcomer runs them: `npm start` (the launcher) with no model key
+// starts NATS, the four services and the scripted model; `npm run demo --yes` pursues the 余归 goal to completion;
+// Ctrl-C stops everything.
+describe('npm start + npm run demo, offline', () => {
+  let dataDir: string;
+  let launcher: ChildProcess | undefined;
+  let out = '';
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'novelrag-start-'));
+  });
+
+  afterAll(async () => {
+    if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts, runs the demo to a completed goal, and stops cleanly on Ctrl-C', async () => {
+    const port = await freePort();
+    const natsPort = await freePort();
+    const env = offlineEnv({
+      PORT: String(port),
+      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      NOVELRAG_DATA_DIR: dataDir,
+      NOVELRAG_TOOL_RUNNERS: '1',
+      NOVELRAG_SCRIPTED_DELAY_MS: '0',
+    });
+    launcher = spawn(process.execPath, [path.join(ROOT, 'tools/scripts/start.mjs')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    launcher.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    launcher.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    await waitForOutput(launcher, 'NovelRAG is running', 150_000, () => out);
+    expect(out).toContain(`NATS: starting`);
+    expect(out).toContain('Model         SCRIPTED');
+    expect(existsSync(path.join(dataDir, 'run', 'launcher.json'))).toBe(true);
+
+    const demo = spawn(process.execPath, [path.join(ROOT, 'tools/scripts/demo.mjs'), '--yes'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let demoOut = '';
+    demo.stdout?.on('data', (d: Buffer) => (demoOut += d.toString()));
+    demo.stderr?.on('data', (d: Buffer) => (demoOut += d.toString()));
+    const demoCode = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => demo.kill('SIGKILL'), 120_000);
+      demo.once('exit', (code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    });
+    expect({ demoCode, demoOut }).toEqual({ demoCode: 0, demoOut: expect.stringContaining('✔ completed') });
+    expect(demoOut).toContain('MODEL: SCRIPTED');
+    expect(demoOut).toContain('[confirm] ResourceWriteTool asks');
+    expect(demoOut).toContain('name: 余归');
+
+    const stopped = new Promise<number | null>((resolve) => launcher!.once('exit', resolve));
+    launcher.kill('SIGINT');
+    expect(await stopped).toBe(0);
+    expect(out).toContain('[novelrag] stopped');
+    expect(existsSync(path.join(dataDir, 'run', 'launcher.json'))).toBe(false);
+  }, 300_000);
+});

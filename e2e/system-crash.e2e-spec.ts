@@ -1,0 +1,136 @@
+import { Kvm } from '@nats-io/kv';
+import { deferred } from '@novelrag/agenturn/testing';
+import { busRequest } from '@novelrag/bus';
+import { Buckets, OperationsListReply, Subjects } from '@novelrag/contracts';
+import {
+  DEMO_SCENARIO,
+  type System,
+  followAnswering,
+  installRules,
+  startSystem,
+  submitGoal,
+} from './support/system';
+
+const draft = (description: string) => ({
+  description,
+  children_keys: [],
+  dependencies: [],
+  required_fields: [{ name: 'name', type: 'string', description: 'display name' }],
+  optional_fields: [],
+  extensibility: { description: 'free', examples: [] },
+  constraints: [],
+  extra_sections: [],
+});
+
+// kill -9 of a tool-runner and of the orchestrator in the middle of one goal (the offline demo's 余归 scenario on an
+// empty repository): the goal still completes, and every step's write is applied exactly once.
+describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrator)', () => {
+  let system: System;
+
+  beforeAll(async () => {
+    // The orchestrator gives up on the dead runner once its claim in `tool-results` is stale: the runners' lease
+    // (NOVELRAG_TOOL_LEASE_MS, 2 s here) plus NOVELRAG_TOOL_CLAIM_GRACE_MS (2 s) plus at most a 1 s poll, instead of the
+    // first attempt's share of the tool's declared timeout (120 s / 3 attempts), which stays the fallback.
+    system = await startSystem('crash', { runners: 2 });
+  }, 180_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('the goal completes and no write is applied twice', async () => {
+    const inCharacterTool = deferred();
+    const inFactionTool = deferred();
+    // Slow model calls inside the tools, so the kills land while a runner is working on a step.
+    system.fake.once(
+      {
+        schemaName: 'aspect_metadata',
+        where: (r) => JSON.stringify(r.body).includes('the people of the story'),
+      },
+      () => {
+        inCharacterTool.resolve();
+        return { delayMs: 3_000, then: { json: draft('Characters of the story') } };
+      },
+    );
+    system.fake.once(
+      { schemaName: 'aspect_metadata', where: (r) => JSON.stringify(r.body).includes('sects, schools') },
+      () => {
+        inFactionTool.resolve();
+        return { delayMs: 3_000, then: { json: draft('Factions, sects and schools of the world') } };
+      },
+    );
+    installRules(system.fake, DEMO_SCENARIO.rules);
+
+    const goalId = await submitGoal(system, {
+      request: 'Create a protagonist named 余归 and link her to the Azure Sect',
+      lang: 'en',
+    });
+    const following = followAnswering(system, goalId, true, 90_000);
+
+    // Step 0: kill -9 the runner that claimed the invocation (its claim names it).
+    await inCharacterTool.promise;
+    const kv = await new Kvm(system.nc).open(Buckets.toolResults);
+    const claim = (await kv.get(`${goalId}-s0`))?.json<{ runner: string }>();
+    const victim = system.processes.find((p) => p.name === claim?.runner);
+    if (!victim) throw new Error(`no runner process named ${claim?.runner}`);
+    victim.child.kill('SIGKILL');
+
+    // Step 1: kill -9 the orchestrator while the surviving runner works; a new one resumes the goal.
+    await inFactionTool.promise;
+    const orchestrator = system.processes.find((p) => p.name === 'crash-orch-1')!;
+    const exited = new Promise((resolve) => orchestrator.child.once('exit', resolve));
+    orchestrator.child.kill('SIGKILL');
+    await exited;
+    await system.start('orchestrator', 'crash-orch-2');
+
+    const events = await following;
+    expect(events[events.length - 1]!.event).toMatchObject({ kind: 'goal.completed' });
+    expect(events.filter((e) => e.event.kind === 'goal.started').map((e) => e.event)).toEqual([
+      expect.objectContaining({ attempt: 1 }),
+      expect.objectContaining({ attempt: 2 }),
+    ]);
+    const goal = await system.http(`/v1/goals/${goalId}`);
+    expect(goal.body['status']).toBe('completed');
+    const steps = goal.body['steps'] as {
+      plan: { tool: string };
+      outcome: { status: string; invocationId: string };
+    }[];
+    expect(steps.map((s) => [s.plan.tool, s.outcome.status])).toEqual([
+      ['AspectCreateTool', 'success'],
+      ['AspectCreateTool', 'success'],
+      ['ResourceWriteTool', 'success'],
+      ['ResourceRelationWriteTool', 'success'],
+    ]);
+    // One application per step: the killed runner never wrote, the resumed step got the recorded result. An aspect
+    // step writes one operation; a write or relation step one group of distinct operations (a second application
+    // would repeat them).
+    const history = await busRequest(
+      system.nc,
+      Subjects.resources.operations,
+      { limit: 100 },
+      OperationsListReply,
+      {
+        timeoutMs: 5_000,
+      },
+    );
+    const writesOf = (id: string) =>
+      history.entries.filter((e) => e.group === id).map((e) => JSON.stringify(e.operation));
+    for (const step of steps) {
+      const writes = writesOf(step.outcome.invocationId);
+      expect({ id: step.outcome.invocationId, distinct: new Set(writes).size }).toEqual({
+        id: step.outcome.invocationId,
+        distinct: writes.length,
+      });
+      if (step.plan.tool === 'AspectCreateTool') expect(writes).toHaveLength(1);
+    }
+    const roots = await system.http('/v1/resources?uri=/character');
+    expect(roots.body['rootIds']).toEqual(['yugui']);
+    // The faction aspect's tool ran once: the resumed invocation was served from the runner's record.
+    expect(
+      system.fake.requests.filter(
+        (r) => JSON.stringify(r.body).includes('sects, schools') && r.schemaName === 'aspect_metadata',
+      ),
+    ).toHaveLength(1);
+    expect((await system.http('/v1/resources?uri=/character/yugui')).status).toBe(200);
+  }, 110_000);
+});
