@@ -36,7 +36,8 @@ export async function startServiceProcess(
     env: {
       ...process.env,
       LANCEDB_LOG: 'error',
-      NOVELRAG_LOG_LEVEL: 'warn',
+      // info: the start and stop of each service (with the signal that stopped it) for failure reports.
+      NOVELRAG_LOG_LEVEL: 'info',
       ...env,
       NOVELRAG_INSTANCE_ID: instanceId,
     },

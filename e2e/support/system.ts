@@ -167,15 +167,28 @@ export async function startSystem(
   await start('gateway', `${label}-gw`);
 
   const http = async (route: string, init: RequestInit = {}) => {
-    const res = await fetch(`${url}${route}`, {
-      ...init,
-      headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
-      signal: AbortSignal.timeout(15_000),
-    }).catch((err: unknown) => {
-      throw withDiagnosis(err, processes);
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+    // A refused connection never reached the gateway, so it is safe to try again (bounded); each retry is reported
+    // with the processes' state so that a flaky start shows up in the log instead of passing silently.
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(`${url}${route}`, {
+          ...init,
+          headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+          signal: AbortSignal.timeout(15_000),
+        });
+      } catch (err) {
+        const report = await diagnose(err, processes);
+        if (causeCode(err) !== 'ECONNREFUSED' || processes.some(exited) || attempt >= 5) throw report;
+        console.warn(
+          `e2e: ${init.method ?? 'GET'} ${route} attempt ${attempt} refused; retrying\n${report.message}`,
+        );
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      const text = await res.text();
+      return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+    }
   };
 
   const events: System['events'] = async (goalId, options = {}) => {
@@ -218,7 +231,7 @@ export async function startSystem(
     } catch (err) {
       if (abort.signal.aborted)
         throw new Error(`SSE of ${goalId} did not end in time; got ${out.length} events`);
-      throw withDiagnosis(err, processes);
+      throw await diagnose(err, processes);
     } finally {
       clearTimeout(timer);
       abort.abort();
@@ -247,21 +260,56 @@ export async function startSystem(
   };
 }
 
+const exited = (p: ServiceProcess) => p.child.exitCode !== null || p.child.signalCode !== null;
+
+/** The `code` of an error or of its causes (e.g. ECONNREFUSED under undici's "fetch failed"), across realms. */
+function causeCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
+    const { code, cause } = e as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string') return code;
+    e = cause;
+  }
+  return undefined;
+}
+
+/** "message (cause: message, code)" for an error and its causes; fetch's errors come from another realm than Jest's. */
+function describeError(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    if (typeof e !== 'object') {
+      parts.push(String(e));
+      break;
+    }
+    const { name, message, code, cause } = e as {
+      name?: unknown;
+      message?: unknown;
+      code?: unknown;
+      cause?: unknown;
+    };
+    parts.push([name, message, code].filter((x) => typeof x === 'string' && x).join(': '));
+    e = cause;
+  }
+  return parts.join(' <- caused by ');
+}
+
 /**
- * A failed connection to the gateway usually means a service died: name every service process that exited on its own
- * (not killed by the test) with the end of its output, so the failure explains itself.
+ * A failed connection to the gateway usually means a service died: after a moment for exits to be observed, names
+ * every service process that exited (with the end of its output) and otherwise shows the gateway's own last output,
+ * so the failure explains itself.
  */
-function withDiagnosis(err: unknown, processes: readonly ServiceProcess[]): Error {
-  const dead = processes.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null);
-  const base = err instanceof Error ? err : new Error(String(err));
-  if (dead.length === 0) return base;
-  const report = dead
+async function diagnose(err: unknown, processes: readonly ServiceProcess[]): Promise<Error> {
+  await new Promise((r) => setTimeout(r, 300));
+  const dead = processes.filter(exited);
+  const shown = dead.length > 0 ? dead : processes.filter((p) => p.name.endsWith('-gw'));
+  const report = shown
     .map((p) => {
-      const how = p.child.signalCode ?? `code ${p.child.exitCode}`;
-      return `--- ${p.name} exited (${how}); last output:\n${p.output().slice(-3_000)}`;
+      const how = exited(p)
+        ? `exited (${p.child.signalCode ?? `code ${p.child.exitCode}`})`
+        : 'still running';
+      return `--- ${p.name} (pid ${p.child.pid}) ${how}; last output:\n${p.output().slice(-3_000)}`;
     })
     .join('\n');
-  return new Error(`${base.message}\n${report}`, { cause: base });
+  return new Error(`${describeError(err)}\n${report}`, { cause: err });
 }
 
 /** Submits a goal over REST and returns its id. */

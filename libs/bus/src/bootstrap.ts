@@ -138,6 +138,7 @@ export function runServiceMain<E extends object>(def: ServiceDefinition<E>): voi
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    running?.ctx.logger.write('info', 'signal received', { signal });
     const grace = running?.ctx.env.NOVELRAG_SHUTDOWN_GRACE_MS ?? 10_000;
     const force = setTimeout(() => {
       process.stderr.write(`${def.service}: forced exit after ${grace + 5_000} ms (${signal})\n`);
