@@ -292,7 +292,10 @@ class PursuitRun implements RunningGoal {
       workspace: () => loop.toolWorkspace(),
       beliefs: record.beliefs,
       ...dispatchTracing(this.trace, deps.tools),
-      claimWatch: new ClaimWatch(deps.nc, { graceMs: settings.toolClaimGraceMs }),
+      claimWatch: new ClaimWatch(deps.nc, {
+        graceMs: settings.toolClaimGraceMs,
+        served: (tool) => deps.tools.served(tool),
+      }),
     });
     this.interactions = new GoalInteractions({
       checkpoint,

@@ -2,7 +2,7 @@ import { connect, type NatsConnection, type Subscription } from '@nats-io/transp
 import { SCHEMA_VERSION, type ToolResultRecord } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { type ToolClaim, ToolResultStore } from '@novelrag/tool-kit';
-import { ClaimWatch, type StoppedRunner } from './claim-watch';
+import { ClaimWatch, type Abandonment } from './claim-watch';
 
 const BUCKET = 'claim-watch-test';
 
@@ -66,9 +66,9 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
   /** Starts a watch; `state()` tells whether it has resolved yet. */
   const start = (watch: ClaimWatch, invocationId: string, ignore?: ReadonlySet<number>) => {
     const stop = new AbortController();
-    let result: StoppedRunner | undefined | 'pending' = 'pending';
+    let result: Abandonment | undefined | 'pending' = 'pending';
     const done = watch
-      .stoppedRunner(invocationId, { signal: stop.signal, ...(ignore ? { ignore } : {}) })
+      .lostCall(invocationId, { signal: stop.signal, ...(ignore ? { ignore } : {}) })
       .then((r) => (result = r));
     return { stop, done, state: () => result };
   };
@@ -91,6 +91,7 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
     const revision = await store.claim(claimOf(id, Date.now() - 5_000, 'runner-dead'));
     const watch = start(watchOf(), id);
     await expect(watch.done).resolves.toEqual({
+      kind: 'stale-claim',
       runner: 'runner-dead',
       leaseUntil: expect.any(Number),
       revision,

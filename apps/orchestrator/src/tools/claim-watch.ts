@@ -4,11 +4,23 @@ import { Buckets, KvKeys, ToolClaim, ToolResultRecord } from '@novelrag/contract
 
 /** A claim whose runner stopped renewing it: nobody is running the invocation any more. */
 export interface StoppedRunner {
+  readonly kind: 'stale-claim';
   readonly runner: string;
   readonly leaseUntil: number;
   /** KV revision of the stale claim (a later attempt ignores this one: its runner may be about to take it over). */
   readonly revision: number;
 }
+
+/** A tool that writes no claims, none of whose services has answered a ping for longer than the grace. */
+export interface GoneTool {
+  readonly kind: 'tool-gone';
+  readonly tool: string;
+  /** Since when (epoch ms) no instance answered. */
+  readonly goneSince: number;
+}
+
+/** Why a pending call is given up before its timeout. */
+export type Abandonment = StoppedRunner | GoneTool;
 
 export interface ClaimWatchOptions {
   /** How long past its `leaseUntil` a claim is still trusted, for clock skew between processes. Default 2 s. */
@@ -17,6 +29,11 @@ export interface ClaimWatchOptions {
   readonly pollMs?: number;
   readonly bucket?: string;
   readonly now?: () => number;
+  /**
+   * For tools that write no claim (third-party tools on the raw contract): whether any instance still serves the tool
+   * (true), none does (false) or it cannot be told (undefined). Without it such a call waits for its timeout.
+   */
+  readonly served?: (tool: string) => Promise<boolean | undefined>;
 }
 
 export interface WatchOptions {
@@ -24,6 +41,8 @@ export interface WatchOptions {
   readonly signal: AbortSignal;
   /** Revisions of stale claims already acted upon for this invocation. */
   readonly ignore?: ReadonlySet<number>;
+  /** The invoked tool, for the `served` check while the invocation has no claim. */
+  readonly tool?: string;
 }
 
 const MIN_PAUSE_MS = 20;
@@ -31,8 +50,9 @@ const MIN_PAUSE_MS = 20;
 /**
  * Watches the `tool-results` entry of an invocation while its request is pending, to notice a runner that died
  * holding the invocation (its claim's lease ran out) long before the attempt's timeout. Only runners built on the tool
- * kit write claims: no entry, a finished record or anything unreadable means "keep waiting", and so does any KV error
- * (missing bucket, no JetStream, permissions): the attempt's own timeout still bounds the wait.
+ * kit write claims: a finished record or anything unreadable means "keep waiting", and so does any KV error (missing
+ * bucket, no JetStream, permissions): the attempt's own timeout still bounds the wait. While there is no entry at all
+ * (a tool that writes no claims), the optional `served` check notices a tool none of whose instances still runs.
  */
 export class ClaimWatch {
   private readonly graceMs: number;
@@ -50,20 +70,33 @@ export class ClaimWatch {
   }
 
   /**
-   * Resolves with the stale claim once the invocation's claim is past `leaseUntil + grace`, or with `undefined` once
-   * `signal` aborts. Never rejects. The first read waits one pause, so that a live runner that received this attempt
-   * has taken over a stale claim left by an earlier one before it is judged.
+   * Resolves once the call is known to be lost: the invocation's claim is past `leaseUntil + grace`, or (no claim
+   * at all) the tool's services stopped answering for longer than the grace; resolves `undefined` once `signal`
+   * aborts. Never rejects. The first read waits one pause, so that a live runner that received this attempt has
+   * taken over a stale claim left by an earlier one before it is judged.
    */
-  async stoppedRunner(invocationId: string, watch: WatchOptions): Promise<StoppedRunner | undefined> {
+  async lostCall(invocationId: string, watch: WatchOptions): Promise<Abandonment | undefined> {
     try {
       let pause = this.pollMs;
+      let goneSince: number | undefined;
       while (await sleep(pause, watch.signal)) {
-        const claim = await this.read(invocationId);
+        const entry = await this.read(invocationId);
         if (watch.signal.aborted) return undefined;
         pause = this.pollMs;
-        if (!claim || watch.ignore?.has(claim.revision)) continue;
-        const expiresAt = claim.leaseUntil + this.graceMs;
-        if (expiresAt < this.now()) return claim;
+        if (entry === 'none') {
+          const served =
+            watch.tool && this.options.served ? await this.options.served(watch.tool) : undefined;
+          if (watch.signal.aborted) return undefined;
+          if (served !== false) goneSince = undefined;
+          else if (goneSince === undefined) goneSince = this.now();
+          else if (this.now() - goneSince > this.graceMs)
+            return { kind: 'tool-gone', tool: watch.tool ?? '', goneSince };
+          continue;
+        }
+        goneSince = undefined;
+        if (entry === 'other' || watch.ignore?.has(entry.revision)) continue;
+        const expiresAt = entry.leaseUntil + this.graceMs;
+        if (expiresAt < this.now()) return entry;
         // The claim cannot be stale before `expiresAt`: look again then (or sooner; a renewal moves it on).
         pause = Math.min(this.pollMs, Math.max(MIN_PAUSE_MS, expiresAt - this.now() + 1));
       }
@@ -73,26 +106,32 @@ export class ClaimWatch {
     }
   }
 
-  private async read(invocationId: string): Promise<StoppedRunner | undefined> {
+  /** The invocation's claim; 'none' when there is no entry; 'other' for a finished record, garbage or a failed read. */
+  private async read(invocationId: string): Promise<StoppedRunner | 'none' | 'other'> {
     let entry;
     try {
       const kv = await this.bucket();
       entry = await kv.get(KvKeys.toolResult(invocationId));
     } catch {
       this.kv = undefined; // bucket missing or KV unreachable now: bind again at the next read
-      return undefined;
+      return 'other';
     }
-    if (!entry || entry.operation !== 'PUT' || entry.length === 0) return undefined;
+    if (!entry || entry.operation !== 'PUT' || entry.length === 0) return 'none';
     let raw: unknown;
     try {
       raw = entry.json();
     } catch {
-      return undefined;
+      return 'other';
     }
-    if (ToolResultRecord.safeParse(raw).success) return undefined; // finished: the reply is on its way
+    if (ToolResultRecord.safeParse(raw).success) return 'other'; // finished: the reply is on its way
     const claim = ToolClaim.safeParse(raw);
-    if (!claim.success) return undefined;
-    return { runner: claim.data.runner, leaseUntil: claim.data.leaseUntil, revision: entry.revision };
+    if (!claim.success) return 'other';
+    return {
+      kind: 'stale-claim',
+      runner: claim.data.runner,
+      leaseUntil: claim.data.leaseUntil,
+      revision: entry.revision,
+    };
   }
 
   private bucket(): Promise<KV> {

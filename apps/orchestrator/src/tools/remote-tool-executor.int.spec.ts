@@ -2,7 +2,7 @@ import { Svcm, type Service } from '@nats-io/services';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { operationPlan } from '@novelrag/agenturn';
 import { RecordingExecutionContext, deferred } from '@novelrag/agenturn/testing';
-import { discoverTools } from '@novelrag/bus';
+import { JsonLogger, discoverTools } from '@novelrag/bus';
 import {
   MicroServiceNames,
   SCHEMA_VERSION,
@@ -13,8 +13,9 @@ import {
 } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { IdempotentExecution, ToolResultStore, silentLogger } from '@novelrag/tool-kit';
-import { ClaimWatch, type StoppedRunner } from './claim-watch';
+import { ClaimWatch, type Abandonment } from './claim-watch';
 import { RemoteToolExecutor, invocationIdOf } from './remote-tool-executor';
+import { ToolRegistry } from './tool-registry';
 
 type Handler = (invocation: ToolInvocation, respond: (body: unknown) => void) => void;
 
@@ -158,7 +159,7 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     // The "dead" runner claims the invocation and never answers (killed mid-run: its lease is already over); the
     // second runner only starts serving once the first is gone, so attempt 2 can only reach it.
     const received: [string, number][] = [];
-    const found: StoppedRunner[] = [];
+    const found: Abandonment[] = [];
     const live = toolKitRunner('live-runner');
     const dead = nc.subscribe(Subjects.toolInvoke('crashy'), {
       queue: TOOL_QUEUE_GROUP,
@@ -200,8 +201,8 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
       timeoutOf: () => 10 * 60_000,
       onDispatch: (inv) => dispatched.push(inv.attempt ?? 1),
       claimWatch: {
-        stoppedRunner: async (id, options) => {
-          const stopped = await claimWatch.stoppedRunner(id, options);
+        lostCall: async (id, options) => {
+          const stopped = await claimWatch.lostCall(id, options);
           if (stopped) found.push(stopped);
           return stopped;
         },
@@ -257,6 +258,83 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
       sub.unsubscribe();
       watched.unsubscribe();
     }
+  });
+
+  describe('a third-party tool that writes no claims (raw contract, its own process)', () => {
+    /** The tool's own micro service on its own connection; `onCall` gets each request (answer it or not). */
+    const thirdParty = async (
+      name: string,
+      onCall: (msg: { respond: (data: string) => boolean }) => void,
+    ) => {
+      const conn = await connect({ servers: nats.url });
+      const svc = await new Svcm(conn as never).add({
+        name: MicroServiceNames.toolService(`${name}-third-party`),
+        version: '0.1.0',
+        queue: TOOL_QUEUE_GROUP,
+      });
+      svc.addEndpoint(name, {
+        subject: Subjects.toolInvoke(name),
+        metadata: encodeToolMetadata({
+          description: `third-party tool ${name}`,
+          inputSchema: { type: 'object' },
+          readOnly: false,
+          destructive: false,
+          idempotent: false,
+          schemaVersion: 1,
+        }),
+        handler: (_err, msg) => onCall(msg),
+      });
+      await conn.flush();
+      return conn;
+    };
+    const registryOf = async () => {
+      const registry = new ToolRegistry(nc, {
+        refreshMs: 3_600_000,
+        discoveryWaitMs: 300,
+        log: new JsonLogger('orchestrator', 'test', 'silent').child('ToolRegistry'),
+      });
+      await registry.refresh();
+      return registry;
+    };
+
+    it('gives the call up as NO_RESPONDERS soon after the process holding it died, not at its timeout', async () => {
+      const received = deferred();
+      const conn = await thirdParty('vanishing', () => received.resolve()); // never answers
+      const registry = await registryOf();
+      const dispatched: number[] = [];
+      // Ten minutes of budget: without the ping the first attempt alone would wait 200 s.
+      const running = executor({
+        goalId: 'goal-vanishing',
+        timeoutOf: () => 10 * 60_000,
+        onDispatch: (inv) => dispatched.push(inv.attempt ?? 1),
+        claimWatch: new ClaimWatch(nc, { graceMs: 200, pollMs: 50, served: (t) => registry.served(t) }),
+      }).execute(operationPlan('vanishing', {}, 'try'), ctx());
+      await received.promise;
+      await conn.close(); // the process died holding the call: its service is gone with its connection
+      const outcome = await running;
+      expect(outcome).toMatchObject({ status: 'failed', errorCode: 'NO_RESPONDERS' });
+      expect(dispatched.length).toBeGreaterThanOrEqual(2); // the retries found nobody at once
+    });
+
+    it('keeps waiting for a slow one that is still running', async () => {
+      let calls = 0;
+      const conn = await thirdParty('patient', (msg) => {
+        calls += 1;
+        setTimeout(() => msg.respond(JSON.stringify({ type: 'result', result: 'took its time' })), 1_500);
+      });
+      try {
+        const registry = await registryOf();
+        const outcome = await executor({
+          goalId: 'goal-patient',
+          timeoutOf: () => 10 * 60_000,
+          claimWatch: new ClaimWatch(nc, { graceMs: 200, pollMs: 50, served: (t) => registry.served(t) }),
+        }).execute(operationPlan('patient', {}, 'try'), ctx());
+        expect(outcome).toMatchObject({ status: 'success', result: 'took its time' });
+        expect(calls).toBe(1);
+      } finally {
+        await conn.close();
+      }
+    });
   });
 
   it('invalid parameters never leave the process', async () => {

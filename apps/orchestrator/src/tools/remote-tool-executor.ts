@@ -13,7 +13,7 @@ import {
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
-import type { ClaimWatch, StoppedRunner } from './claim-watch';
+import type { Abandonment, ClaimWatch } from './claim-watch';
 
 export interface RemoteToolExecutorOptions {
   readonly goalId: string;
@@ -40,7 +40,7 @@ export interface RemoteToolExecutorOptions {
    * Notices a runner that died holding the invocation (its claim in `tool-results` stopped being renewed), so the
    * attempt is abandoned as UNAVAILABLE and retried at once instead of waiting out its timeout.
    */
-  readonly claimWatch?: Pick<ClaimWatch, 'stoppedRunner'>;
+  readonly claimWatch?: Pick<ClaimWatch, 'lostCall'>;
 }
 
 /** How one step's invocation ended, for the trace. */
@@ -189,17 +189,21 @@ export class RemoteToolExecutor implements ToolExecutor {
     const subject = Subjects.toolInvoke(invocation.tool);
     const settled = new AbortController(); // ends the claim watch with the request
     const abandon = new AbortController();
-    let stopped: StoppedRunner | undefined;
+    let lost: Abandonment | undefined;
     const { claimWatch } = this.options;
     if (claimWatch) {
       // Started through a promise so that no failure of the watch, even a synchronous one, reaches the request.
       Promise.resolve()
         .then(() =>
-          claimWatch.stoppedRunner(invocation.invocationId, { signal: settled.signal, ignore: staleClaims }),
+          claimWatch.lostCall(invocation.invocationId, {
+            signal: settled.signal,
+            ignore: staleClaims,
+            tool: invocation.tool,
+          }),
         )
         .then((found) => {
           if (!found || settled.signal.aborted) return;
-          stopped = found;
+          lost = found;
           abandon.abort();
         })
         .catch(() => undefined);
@@ -208,7 +212,7 @@ export class RemoteToolExecutor implements ToolExecutor {
     try {
       const request = this.nc.request(subject, JSON.stringify(invocation), { timeout: timeoutMs });
       const msg = await raceAbort(request, stop, () =>
-        stopped && !signal?.aborted ? new RunnerStoppedError(stopped) : new AbortedError('aborted'),
+        lost && !signal?.aborted ? new CallLostError(lost) : new AbortedError('aborted'),
       );
       let body: unknown;
       try {
@@ -231,18 +235,7 @@ export class RemoteToolExecutor implements ToolExecutor {
       }
       return parsed.data;
     } catch (err) {
-      if (err instanceof RunnerStoppedError) {
-        // Retried at once with the same invocation id: the next runner takes the stale claim over.
-        staleClaims.add(err.stopped.revision);
-        const { runner } = err.stopped;
-        return {
-          type: 'error',
-          error: errorEnvelope('UNAVAILABLE', `runner ${runner} stopped renewing its claim`, {
-            runner,
-            leaseUntil: err.stopped.leaseUntil,
-          }),
-        };
-      }
+      if (err instanceof CallLostError) return { type: 'error', error: lostCallError(err.lost, staleClaims) };
       if (err instanceof AbortedError)
         return { type: 'error', error: errorEnvelope('CANCELLED', 'the goal was cancelled') };
       return { type: 'error', error: mapTransportError(err, subject, timeoutMs).envelope };
@@ -254,8 +247,25 @@ export class RemoteToolExecutor implements ToolExecutor {
 
 class AbortedError extends Error {}
 
-class RunnerStoppedError extends Error {
-  constructor(readonly stopped: StoppedRunner) {
-    super(`runner ${stopped.runner} stopped renewing its claim`);
+class CallLostError extends Error {
+  constructor(readonly lost: Abandonment) {
+    super(`call lost (${lost.kind})`);
   }
+}
+
+/**
+ * The retryable error of a call given up before its timeout. A stale claim is retried at once with the same invocation
+ * id (the next runner takes the claim over; this revision is not judged again); a gone tool as NO_RESPONDERS, which
+ * the retry confirms at once unless an instance came back.
+ */
+function lostCallError(lost: Abandonment, staleClaims: Set<number>): ErrorEnvelope {
+  if (lost.kind === 'tool-gone')
+    return errorEnvelope('NO_RESPONDERS', `no instance of ${lost.tool} answers any more`, {
+      goneSince: new Date(lost.goneSince).toISOString(),
+    });
+  staleClaims.add(lost.revision);
+  return errorEnvelope('UNAVAILABLE', `runner ${lost.runner} stopped renewing its claim`, {
+    runner: lost.runner,
+    leaseUntil: lost.leaseUntil,
+  });
 }

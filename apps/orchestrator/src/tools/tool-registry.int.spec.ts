@@ -103,6 +103,19 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
     registry.stop();
   });
 
+  it('tells whether any service that offered a tool still runs, by pinging it now', async () => {
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
+    const one = await serve('zeta-1', ['zeta']);
+    const two = await serve('zeta-2', ['zeta']);
+    await registry.refresh();
+    expect(await registry.served('zeta')).toBe(true);
+    await one.stop();
+    expect(await registry.served('zeta')).toBe(true); // the other service still serves it
+    await two.stop();
+    expect(await registry.served('zeta')).toBe(false); // no discovery since: the ping alone tells
+    expect(await registry.served('never-seen')).toBeUndefined();
+  });
+
   it('discovers before a goal when nothing is known yet', async () => {
     const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
     const service = await serve('late', ['epsilon']);

@@ -1,6 +1,6 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { type SchematicTool, ToolCatalog, type ToolCatalogEntry, toolError } from '@novelrag/agenturn';
-import { type ContextLogger, type DiscoveredTool, discoverTools } from '@novelrag/bus';
+import { type ContextLogger, type DiscoveredTool, discoverTools, mapTransportError } from '@novelrag/bus';
 import { Subjects, ToolsChanged } from '@novelrag/contracts';
 
 export interface ToolRegistryOptions {
@@ -124,6 +124,29 @@ export class ToolRegistry {
       entry.available = false;
       this.rebuild();
     }
+  }
+
+  /**
+   * Whether any instance of the services that offered `name` at the last discovery still runs, asked now with
+   * `$SRV.PING.<service>` (no responders is known at once): true when one answers, false when none of them has a
+   * responder, undefined when that cannot be told (unknown tool, a slow or failed ping).
+   */
+  async served(name: string, timeoutMs = 1_000): Promise<boolean | undefined> {
+    const serviceNames = this.known.get(name)?.tool.serviceNames ?? [];
+    if (serviceNames.length === 0) return undefined;
+    const answers = await Promise.all(
+      serviceNames.map((service) =>
+        this.nc.request(`$SRV.PING.${service}`, '', { timeout: timeoutMs }).then(
+          () => true as const,
+          (err: unknown) =>
+            mapTransportError(err, `$SRV.PING.${service}`, timeoutMs).code === 'NO_RESPONDERS'
+              ? false
+              : undefined,
+        ),
+      ),
+    );
+    if (answers.includes(true)) return true;
+    return answers.every((a) => a === false) ? false : undefined;
   }
 
   /** The declared timeout of a tool, if any. */

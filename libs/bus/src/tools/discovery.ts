@@ -11,6 +11,8 @@ import {
 export interface DiscoveredTool extends ToolDescriptor {
   /** How many running instances serve it. */
   readonly instances: number;
+  /** The micro service names of those instances (to ask `$SRV.PING.<name>` whether any still runs). */
+  readonly serviceNames: readonly string[];
 }
 
 export interface InvalidToolEndpoint {
@@ -41,7 +43,10 @@ export async function discoverTools(nc: NatsConnection, waitMs = 750): Promise<T
         if (!name) continue;
         const known = tools.get(name);
         if (known) {
-          tools.set(name, { ...known, instances: known.instances + 1 });
+          const serviceNames = known.serviceNames.includes(info.name)
+            ? known.serviceNames
+            : [...known.serviceNames, info.name];
+          tools.set(name, { ...known, instances: known.instances + 1, serviceNames });
           continue;
         }
         try {
@@ -52,6 +57,7 @@ export async function discoverTools(nc: NatsConnection, waitMs = 750): Promise<T
             available: true,
             service: { name: info.name, version: info.version },
             instances: 1,
+            serviceNames: [info.name],
           });
         } catch (err) {
           invalid.push({
