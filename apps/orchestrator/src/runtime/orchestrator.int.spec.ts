@@ -95,16 +95,40 @@ describe('orchestrator runtime over real NATS, resource-service, fake OpenAI and
     expect(kinds[kinds.length - 1]).toBe('goal.completed');
   });
 
-  it('rejects malformed submissions without crashing and goes on with the next goal', async () => {
-    const js = jetstream(h.nc);
-    await js.publish(Subjects.goalSubmitted, 'not json at all');
-    await js.publish(
-      Subjects.goalSubmitted,
-      JSON.stringify({ schemaVersion: SCHEMA_VERSION, goalId: 'bad goal' }),
+  it('rejects malformed submissions without crashing, logs each with its code, and goes on with the next goal', async () => {
+    // The rejections are logged as errors on stderr: captured here (and kept out of the test output) to be checked.
+    const rejections: Record<string, unknown>[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown, ...rest: never[]) => {
+      const text = String(chunk);
+      if (!text.includes('goal submission rejected')) return write(chunk as string, ...rest);
+      rejections.push(JSON.parse(text) as Record<string, unknown>);
+      return true;
+    });
+    try {
+      const js = jetstream(h.nc);
+      await js.publish(Subjects.goalSubmitted, 'not json at all');
+      await js.publish(
+        Subjects.goalSubmitted,
+        JSON.stringify({ schemaVersion: SCHEMA_VERSION, goalId: 'bad goal' }),
+      );
+      decide(h.fake, '[T2]', [finalize('still alive')]);
+      const goalId = await h.submit({ goal: '[T2] say hello' });
+      await expect(h.waitForGoal(goalId)).resolves.toMatchObject({ status: 'completed' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(rejections).toHaveLength(2);
+    expect(rejections).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: 'error', code: 'VALIDATION_FAILED', issues: 'not JSON' }),
+        expect.objectContaining({
+          level: 'error',
+          code: 'VALIDATION_FAILED',
+          issues: expect.stringContaining('goalId'),
+        }),
+      ]),
     );
-    decide(h.fake, '[T2]', [finalize('still alive')]);
-    const goalId = await h.submit({ goal: '[T2] say hello' });
-    await expect(h.waitForGoal(goalId)).resolves.toMatchObject({ status: 'completed' });
     const health = await h.nc.request(Subjects.health('orchestrator'), '{}', { timeout: 2_000 });
     expect(health.json()).toMatchObject({ ok: true, data: { ok: true } });
   });
