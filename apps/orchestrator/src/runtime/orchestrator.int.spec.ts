@@ -98,13 +98,16 @@ describe('orchestrator runtime over real NATS, resource-service, fake OpenAI and
   it('rejects malformed submissions without crashing, logs each with its code, and goes on with the next goal', async () => {
     // The rejections are logged as errors on stderr: captured here (and kept out of the test output) to be checked.
     const rejections: Record<string, unknown>[] = [];
-    const write = process.stderr.write.bind(process.stderr);
-    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown, ...rest: never[]) => {
+    const write = process.stderr.write.bind(process.stderr) as (...args: unknown[]) => boolean;
+    const capture = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
       const text = String(chunk);
-      if (!text.includes('goal submission rejected')) return write(chunk as string, ...rest);
+      if (!text.includes('goal submission rejected')) return write(chunk, ...rest);
       rejections.push(JSON.parse(text) as Record<string, unknown>);
       return true;
-    });
+    };
+    const spy = jest
+      .spyOn(process.stderr, 'write')
+      .mockImplementation(capture as typeof process.stderr.write);
     try {
       const js = jetstream(h.nc);
       await js.publish(Subjects.goalSubmitted, 'not json at all');
