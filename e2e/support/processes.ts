@@ -53,15 +53,22 @@ export async function startServiceProcess(
   });
   try {
     const deadline = Date.now() + timeoutMs;
+    let last = 'no answer';
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${output}`);
       try {
+        // The reply envelope's `ok` only says the request was served; the report's own `ok` says ready (e.g. the
+        // gateway's `http` check stays false until it accepts connections).
         const reply = await nc.request(Subjects.instanceHealth(app, instanceId), '{}', { timeout: 500 });
-        if ((reply.json() as { ok?: boolean }).ok) break;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`${app} not healthy within ${timeoutMs} ms:\n${output}`);
-        await new Promise((r) => setTimeout(r, 200));
+        const body = reply.json() as { ok?: boolean; data?: { ok?: boolean; checks?: unknown } };
+        if (body.ok === true && body.data?.ok === true) break;
+        last = JSON.stringify(body.data?.checks ?? body);
+      } catch (err) {
+        last = String(err);
       }
+      if (Date.now() > deadline)
+        throw new Error(`${app} not healthy within ${timeoutMs} ms (${last}):\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
     }
   } catch (err) {
     // Never leave a half-started service behind (its pipes would also keep Jest from exiting).

@@ -167,28 +167,18 @@ export async function startSystem(
   await start('gateway', `${label}-gw`);
 
   const http = async (route: string, init: RequestInit = {}) => {
-    // A refused connection never reached the gateway, so it is safe to try again (bounded); each retry is reported
-    // with the processes' state so that a flaky start shows up in the log instead of passing silently.
-    for (let attempt = 1; ; attempt++) {
-      let res: Response;
-      try {
-        res = await fetch(`${url}${route}`, {
-          ...init,
-          headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
-          signal: AbortSignal.timeout(15_000),
-        });
-      } catch (err) {
-        const report = await diagnose(err, processes);
-        if (causeCode(err) !== 'ECONNREFUSED' || processes.some(exited) || attempt >= 5) throw report;
-        console.warn(
-          `e2e: ${init.method ?? 'GET'} ${route} attempt ${attempt} refused; retrying\n${report.message}`,
-        );
-        await new Promise((r) => setTimeout(r, 500));
-        continue;
-      }
-      const text = await res.text();
-      return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+    let res: Response;
+    try {
+      res = await fetch(`${url}${route}`, {
+        ...init,
+        headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch (err) {
+      throw await diagnose(err, processes);
     }
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   };
 
   const events: System['events'] = async (goalId, options = {}) => {
@@ -196,10 +186,17 @@ export async function startSystem(
     const timer = setTimeout(() => abort.abort(), options.timeoutMs ?? 60_000);
     const out: SseEvent[] = [];
     try {
-      const res = await fetch(`${url}/v1/goals/${goalId}/events`, {
-        headers: options.lastEventId ? { 'last-event-id': options.lastEventId } : {},
-        signal: abort.signal,
-      });
+      let res: Response;
+      // Like any SSE client: a 503/504 (the bus busy or reconnecting) is tried again after its Retry-After.
+      for (let attempt = 1; ; attempt++) {
+        res = await fetch(`${url}/v1/goals/${goalId}/events`, {
+          headers: options.lastEventId ? { 'last-event-id': options.lastEventId } : {},
+          signal: abort.signal,
+        });
+        if ((res.status !== 503 && res.status !== 504) || attempt >= 10) break;
+        await res.body?.cancel();
+        await new Promise((r) => setTimeout(r, 1_000 * Number(res.headers.get('retry-after') ?? '1')));
+      }
       if (!res.ok || !res.body) throw new Error(`SSE answered ${res.status}`);
       const reader = res.body.getReader();
       const decoder = new TextDecoder();
@@ -261,16 +258,6 @@ export async function startSystem(
 }
 
 const exited = (p: ServiceProcess) => p.child.exitCode !== null || p.child.signalCode !== null;
-
-/** The `code` of an error or of its causes (e.g. ECONNREFUSED under undici's "fetch failed"), across realms. */
-function causeCode(err: unknown): string | undefined {
-  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
-    const { code, cause } = e as { code?: unknown; cause?: unknown };
-    if (typeof code === 'string') return code;
-    e = cause;
-  }
-  return undefined;
-}
 
 /** "message (cause: message, code)" for an error and its causes; fetch's errors come from another realm than Jest's. */
 function describeError(err: unknown): string {
