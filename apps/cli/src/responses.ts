@@ -17,7 +17,9 @@ export type GoalPage = z.infer<typeof GoalPage>;
 export const AnswerAck = z.object({ accepted: z.literal(true) });
 
 export const ToolList = z.object({
-  tools: z.array(ToolDescriptor.extend({ instances: z.number().int() })),
+  tools: z.array(
+    ToolDescriptor.extend({ instances: z.number().int(), serviceNames: z.array(z.string()).optional() }),
+  ),
   invalid: z.array(z.object({ service: z.string(), endpoint: z.string(), reason: z.string() })),
 });
 export type ToolList = z.infer<typeof ToolList>;
