@@ -2,7 +2,7 @@ export { connectBus, BusConnectError, type BusConnectOptions } from './connect';
 export { BaseEnv, EnvError, parseEnv, defaultInstanceId } from './config';
 export { JsonLogger, ContextLogger, LOG_LEVELS, type LogLevel, type LogFields } from './logger';
 export { BusError, toErrorEnvelope, summarizeZodError } from './errors';
-export { busRequest, mapTransportError, raceAbort, type BusRequestOptions } from './request';
+export { busRequest, mapTransportError, raceAbort, transportError, type BusRequestOptions } from './request';
 export {
   NatsMicroServer,
   NatsMicroContext,

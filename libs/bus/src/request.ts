@@ -1,4 +1,13 @@
-import type { NatsConnection, MsgHdrs } from '@nats-io/transport-node';
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  type MsgHdrs,
+  type NatsConnection,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+} from '@nats-io/transport-node';
 import { ErrorEnvelope, MAX_MESSAGE_BYTES } from '@novelrag/contracts';
 import { z } from 'zod';
 import { BusError, summarizeZodError } from './errors';
@@ -81,6 +90,27 @@ export function raceAbort<T>(p: Promise<T>, signal: AbortSignal, onAbort: () => 
       },
     );
   });
+}
+
+const TRANSPORT_ERRORS = [
+  TimeoutError,
+  NoRespondersError,
+  RequestError,
+  ClosedConnectionError,
+  DrainingConnectionError,
+  ConnectionError,
+] as const;
+
+/**
+ * A NATS client error thrown by a direct client call (a JetStream API request, a KV read, a consumer) as a retryable
+ * BusError (TIMEOUT, NO_RESPONDERS or UNAVAILABLE), so that a bus hiccup reaches a caller as "try again", not as an
+ * internal error; `undefined` for anything else.
+ */
+export function transportError(err: unknown, what = 'the bus'): BusError | undefined {
+  if (!TRANSPORT_ERRORS.some((type) => err instanceof type)) return undefined;
+  if (err instanceof NoRespondersError) return BusError.of('NO_RESPONDERS', `nothing serves ${what}`);
+  if (err instanceof TimeoutError) return BusError.of('TIMEOUT', `${what} did not answer in time`);
+  return BusError.of('UNAVAILABLE', `${what} is unreachable now: ${(err as Error).message}`);
 }
 
 export function mapTransportError(err: unknown, subject: string, timeoutMs: number): BusError {

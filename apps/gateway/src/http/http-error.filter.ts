@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
-import { BusError, type ContextLogger } from '@novelrag/bus';
+import { BusError, type ContextLogger, transportError } from '@novelrag/bus';
 import { ERROR_CODE_INFO, type ErrorCode } from '@novelrag/contracts';
 import { ApiError } from './api-error';
 
@@ -34,8 +34,9 @@ export function toErrorResponse(exception: unknown): { status: number; body: Err
   if (exception instanceof ApiError) {
     return { status: exception.status, body: body(exception.code, exception.message, exception.details) };
   }
-  if (exception instanceof BusError) {
-    const { code, message, details } = exception.envelope;
+  const busError = exception instanceof BusError ? exception : transportError(exception, 'NATS');
+  if (busError) {
+    const { code, message, details } = busError.envelope;
     return { status: ERROR_CODE_INFO[code].httpStatus, body: body(code, message, details) };
   }
   // body-parser errors (malformed JSON, oversized body) carry `type` and `status`.
@@ -91,6 +92,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     if (res.headersSent) return;
     if (status === 429) res.setHeader('Retry-After', '60');
+    else if (status === 503 || status === 504) res.setHeader('Retry-After', '1');
     res.status(status).json(errorBody);
   }
 }
