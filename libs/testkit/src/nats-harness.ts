@@ -14,6 +14,11 @@ export interface NatsServerHandle {
   readonly source: 'external' | 'process' | 'container';
   /** Stops what `startNats` started; a no-op for an external server. */
   stop(): Promise<void>;
+  /**
+   * Only for a private `nats-server` process: kills it (SIGKILL by default) and starts it again on the same port with
+   * the same JetStream store, resolving once it is ready. `downMs` keeps it down that long in between.
+   */
+  restart?(options?: { signal?: NodeJS.Signals; downMs?: number }): Promise<void>;
 }
 
 export interface StartNatsOptions {
@@ -86,10 +91,19 @@ function dockerAvailable(): boolean {
   return Boolean(process.env['DOCKER_HOST']) || existsSync('/var/run/docker.sock');
 }
 
-/** Starts `nats-server -js` on a free port with a private store; resolves once it logs that it is ready. */
-async function spawnNatsServer(binary: string, timeoutMs: number): Promise<NatsServerHandle> {
-  const port = await freePort();
-  const storeDir = await mkdtemp(path.join(tmpdir(), 'novelrag-nats-'));
+/** A running `nats-server` child and the promise of its exit. */
+interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+}
+
+/** Spawns `nats-server -js` on `port` with `storeDir`; resolves once it logs that it is ready (bounded). */
+async function spawnServer(
+  binary: string,
+  port: number,
+  storeDir: string,
+  timeoutMs: number,
+): Promise<ServerProcess> {
   const child: ChildProcess = spawn(binary, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -121,19 +135,39 @@ async function spawnNatsServer(binary: string, timeoutMs: number): Promise<NatsS
     });
   } catch (err) {
     child.kill('SIGKILL');
-    await rm(storeDir, { recursive: true, force: true });
     throw err;
   }
   child.stderr?.resume(); // keep draining the log so the child never blocks on a full pipe
+  return { child, exited };
+}
+
+async function stopServer(server: ServerProcess, signal: NodeJS.Signals): Promise<void> {
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill(signal);
+  await server.exited;
+}
+
+/** Starts `nats-server -js` on a free port with a private store; resolves once it logs that it is ready. */
+async function spawnNatsServer(binary: string, timeoutMs: number): Promise<NatsServerHandle> {
+  const port = await freePort();
+  const storeDir = await mkdtemp(path.join(tmpdir(), 'novelrag-nats-'));
+  let server: ServerProcess;
+  try {
+    server = await spawnServer(binary, port, storeDir, timeoutMs);
+  } catch (err) {
+    await rm(storeDir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     url: `nats://127.0.0.1:${port}`,
     source: 'process',
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await stopServer(server, 'SIGTERM');
       await rm(storeDir, { recursive: true, force: true });
+    },
+    async restart(options = {}) {
+      await stopServer(server, options.signal ?? 'SIGKILL');
+      if (options.downMs) await new Promise((r) => setTimeout(r, options.downMs));
+      server = await spawnServer(binary, port, storeDir, timeoutMs);
     },
   };
 }
