@@ -170,10 +170,10 @@ describe('ResourceRepository.executeOnce: idempotent writes', () => {
   it('completes a write whose process died after its history document: applied once, key recorded', async () => {
     const { store, repo } = await setup();
     store.armed = true;
-    const died = await repo
-      .executeOnce([removeFirst, setMood('calm')], once('inv-1'), { group: 'inv-1' })
-      .catch((err) => err);
-    expect(isResourceError(died, 'UNAVAILABLE')).toBe(true);
+    // Committed with its history document: the write stands, its store work is left to finish.
+    const died = await repo.executeOnce([removeFirst, setMood('calm')], once('inv-1'), { group: 'inv-1' });
+    expect(died.replayed).toBe(false);
+    expect(repo.repairPending).toBe(true);
     // The store holds the history document with the journal, not the records.
     expect(store.exportState().records.map((stored) => stored.record.uri)).toContain('/character/yu_gui');
     expect(historyOf(store).applied?.map((entry) => entry.key)).toEqual(['inv-1']);

@@ -20,9 +20,17 @@ class CountingEmbedder implements Embedder {
 
 class FlakyStore extends InMemoryResourceStore {
   failUpserts = false;
+  failNextUndoSave = false;
   override async upsert(items: readonly UpsertItem[]): Promise<void> {
     if (this.failUpserts) throw new Error('disk full');
     return super.upsert(items);
+  }
+  override async saveUndo(json: unknown): Promise<void> {
+    if (this.failNextUndoSave) {
+      this.failNextUndoSave = false;
+      throw new Error('disk full');
+    }
+    return super.saveUndo(json);
   }
 }
 
@@ -220,23 +228,67 @@ describe('ResourceRepository: apply', () => {
     expect(embedder.calls).toEqual([[expect.stringContaining('/outline/chapter_1/s2')]]);
   });
 
-  it('reports a store failure as UNAVAILABLE and leaves tree, undo log and store consistent', async () => {
+  it('keeps a write whose records failed after its commit point, and finishes it in the store before the next write', async () => {
     const { store, repo } = await setup();
-    const before = repo.snapshot();
-    const undoBefore = repo.recentActions(100);
     const events: ChangeEvent[] = [];
     repo.onChange((event) => events.push(event));
     store.failUpserts = true;
+    // The history document (with the journal) was saved: the write is durable, so it is not undone.
+    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 3 } }]);
+    expect(repo.find('/character/lin')).toMatchObject({ record: { properties: { age: 3 } } });
+    expect(events).toEqual([{ cause: 'apply', uris: ['/character/lin'] }]);
+    expect(repo.repairPending).toBe(true);
+    // While the store still fails, a later write changes nothing and says so.
+    const before = repo.snapshot();
+    const undoBefore = repo.recentActions(100);
     const error = await caught(
-      repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 3 } }]),
+      repo.apply([{ target: 'property', resource_uri: '/character/mo', data: { age: 9 } }]),
     );
     expect(error.code).toBe('UNAVAILABLE');
     expect(error.retryable).toBe(true);
     expect(repo.snapshot()).toEqual(before);
     expect(repo.recentActions(100)).toEqual(undoBefore);
-    expect(events).toEqual([]);
+    // Once it is back, the next write first finishes the earlier one: the store holds both.
     store.failUpserts = false;
     await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 4 } }]);
+    expect(repo.repairPending).toBe(false);
+    expectStoreMatchesTree(store, repo);
+    // And a restart shows what the service showed.
+    const reopened = await ResourceRepository.open(store, new CountingEmbedder());
+    expect(reopened.snapshot()).toEqual(repo.snapshot());
+  });
+
+  it('finishes the store work of a committed write in the background when no other write comes', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const { store, repo } = await setup();
+      store.failUpserts = true;
+      await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 3 } }]);
+      await jest.advanceTimersByTimeAsync(1_000); // first retry: the store still fails
+      expect(repo.repairPending).toBe(true);
+      store.failUpserts = false;
+      await jest.advanceTimersByTimeAsync(2_000); // the retry after the back-off succeeds
+      expect(repo.repairPending).toBe(false);
+      expectStoreMatchesTree(store, repo);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('reports a failed save of the history document as UNAVAILABLE and leaves tree, undo log and store as they were', async () => {
+    const { store, repo } = await setup();
+    const before = repo.snapshot();
+    const undoBefore = repo.recentActions(100);
+    const events: ChangeEvent[] = [];
+    repo.onChange((event) => events.push(event));
+    store.failNextUndoSave = true;
+    const error = await caught(
+      repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 3 } }]),
+    );
+    expect(error.code).toBe('UNAVAILABLE');
+    expect(repo.snapshot()).toEqual(before);
+    expect(repo.recentActions(100)).toEqual(undoBefore);
+    expect(events).toEqual([]);
     expectStoreMatchesTree(store, repo);
   });
 

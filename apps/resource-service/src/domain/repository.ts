@@ -106,6 +106,13 @@ export interface RepositoryOptions {
 export class ResourceRepository {
   private readonly mutex = new AsyncMutex();
   private readonly listeners = new Set<(event: ChangeEvent) => void>();
+  /**
+   * Store work an earlier write left unfinished (the store failed after the commit point, or a compensation failed):
+   * done before any later write saves a history document (which would replace the journal that describes it), and
+   * retried in the background meanwhile.
+   */
+  private repair: { run: () => Promise<void>; timer?: NodeJS.Timeout; delayMs: number } | undefined;
+  private closed = false;
 
   private constructor(
     private readonly store: ResourceStore,
@@ -368,10 +375,17 @@ export class ResourceRepository {
     return () => this.listeners.delete(listener);
   }
 
-  /** Waits for pending writes, then closes the store. */
+  /** Waits for pending writes, then closes the store (unfinished store work stays journaled for the next open). */
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.repair?.timer);
     await this.mutex.idle();
     await this.store.close();
+  }
+
+  /** True while store work of a committed write is still to be done (reads from the store may lag behind). */
+  get repairPending(): boolean {
+    return this.repair !== undefined;
   }
 
   // ---- internals --------------------------------------------------------------------------------------------------
@@ -414,12 +428,16 @@ export class ResourceRepository {
 
   /**
    * Runs `body` in the mutex against a transaction, then persists what it touched with the undo log and keys: the
-   * history document (with the write's journal) first, then the records and aspects (`StoreWriter`). On any failure
-   * the tree, the undo log and the keys are restored; a failure after the history document was saved is reported
-   * as UNAVAILABLE after a best-effort compensating write of the restored state (journaled the same way).
+   * history document (with the write's journal) first, then the records and aspects (`StoreWriter`).
+   *
+   * The history document is the commit point. A failure before it restores the tree, the undo log and the keys and
+   * is reported as UNAVAILABLE (after a compensating write of the restored state, in case the failed save landed). A
+   * store failure after it does not undo the write, which is durable: the store work left is finished before the
+   * next write and retried in the background until then (and replayed from the journal by the next open).
    */
   private write<T>(cause: ChangeCause, body: (tx: TreeTransaction) => T | Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
+      await this.finishRepair();
       const undoBefore = this.undoLog.toJSON();
       const keysBefore = this.appliedKeys;
       const tx = new TreeTransaction(this.tree);
@@ -443,11 +461,18 @@ export class ResourceRepository {
         throw unavailable('persist the write', err);
       }
       try {
-        await this.writer.commit((journal) => this.historyJson(journal), prepared);
+        await this.store.saveUndo(this.historyJson(prepared.journal));
       } catch (err) {
         restore();
-        await this.compensate(tx).catch(() => undefined);
+        const touched = [...tx.touched];
+        const compensate = () => this.compensate(touched, tx.aspectsChanged);
+        await compensate().catch(() => this.needsRepair(compensate));
         throw unavailable('persist the write', err);
+      }
+      try {
+        await this.writer.carryOut(prepared);
+      } catch {
+        this.needsRepair(() => this.writer.carryOut(prepared));
       }
       this.emit({ uris: [...tx.subjects], cause });
       return result;
@@ -455,12 +480,48 @@ export class ResourceRepository {
   }
 
   /**
-   * After a failed commit: persist the restored state of everything the write touched, vectors included (the store
-   * may hold the failed write's vectors), with the restored history.
+   * After a failed save of the history document (it may have landed anyway): persist the restored state of
+   * everything the write touched, vectors included (the store may hold the failed write's vectors), with the
+   * restored history.
    */
-  private async compensate(tx: TreeTransaction): Promise<void> {
-    const prepared = await this.writer.prepare([...tx.touched], tx.aspectsChanged, true);
+  private async compensate(touched: readonly string[], aspectsChanged: boolean): Promise<void> {
+    const prepared = await this.writer.prepare(touched, aspectsChanged, true);
     await this.writer.commit((journal) => this.historyJson(journal), prepared);
+  }
+
+  /** Remembers store work to finish (see `repair`) and schedules its background retry. */
+  private needsRepair(run: () => Promise<void>): void {
+    clearTimeout(this.repair?.timer);
+    this.repair = { run, delayMs: 1_000 };
+    this.scheduleRepair();
+  }
+
+  private scheduleRepair(): void {
+    const repair = this.repair;
+    if (!repair || this.closed) return;
+    repair.timer = setTimeout(() => {
+      void this.mutex
+        .run(() => this.finishRepair())
+        .catch(() => {
+          if (this.repair !== repair) return;
+          repair.delayMs = Math.min(repair.delayMs * 2, 30_000);
+          this.scheduleRepair();
+        });
+    }, repair.delayMs);
+    repair.timer.unref();
+  }
+
+  /** Runs the pending store work, if any (inside the mutex); throws UNAVAILABLE while it still fails. */
+  private async finishRepair(): Promise<void> {
+    const repair = this.repair;
+    if (!repair) return;
+    try {
+      await repair.run();
+    } catch (err) {
+      throw unavailable('finish an earlier write in the store', err);
+    }
+    clearTimeout(repair.timer);
+    if (this.repair === repair) this.repair = undefined;
   }
 
   private historyJson(journal: WriteJournal): unknown {
