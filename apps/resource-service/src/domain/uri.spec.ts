@@ -7,6 +7,8 @@ import {
   isAncestor,
   isValidUri,
   lastSegment,
+  MAX_DEPTH,
+  MAX_URI_LENGTH,
   parentUri,
   parseUri,
 } from './uri';
@@ -77,6 +79,19 @@ describe('uri helpers', () => {
     expect(() => childUri('/a', 'x/y')).toThrow("contains '/'");
     expect(() => childUri('/a', '')).toThrow('is empty');
     expect(() => assertValidId('..')).toThrow(expect.objectContaining({ code: 'INVALID_URI' }));
+  });
+
+  it('childUri refuses a child the bus could not carry or that nests too deep', () => {
+    const long = `/a/${Array.from({ length: 10 }, () => 'x'.repeat(100)).join('/')}`; // 1012 characters
+    expect(childUri(long, 'abcdefghijk')).toHaveLength(MAX_URI_LENGTH);
+    expect(() => childUri(long, 'abcdefghijkl')).toThrow(
+      expect.objectContaining({ code: 'INVALID_URI', message: expect.stringContaining('longer than 1024') }),
+    );
+    const deepest = `/a/${Array.from({ length: MAX_DEPTH - 1 }, () => 'x').join('/')}`;
+    expect(childUri(deepest, 'y').split('/')).toHaveLength(MAX_DEPTH + 2); // '', aspect, 64 ids
+    expect(() => childUri(`${deepest}/y`, 'z')).toThrow(
+      expect.objectContaining({ code: 'INVALID_URI', message: expect.stringContaining('64 levels') }),
+    );
   });
 
   it('aspectOf and lastSegment', () => {

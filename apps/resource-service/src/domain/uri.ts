@@ -6,6 +6,15 @@ export const ROOT_URI = '/';
 /** The longest id (or aspect name) accepted, in Unicode code points. */
 export const MAX_ID_LENGTH = 128;
 
+/** The longest URI a new element may get: what the bus contracts carry (`MAX_URI_CHARS`, UTF-16 code units). */
+export const MAX_URI_LENGTH = 1_024;
+
+/**
+ * The deepest nesting of a new element (ids below its aspect). Stories nest a handful of levels; the bound keeps
+ * every recursive walk of a subtree (dumps, undo entries, the history document) far from the stack's limit.
+ */
+export const MAX_DEPTH = 64;
+
 /** A parsed resource URI: `/`, `/{aspect}`, or `/{aspect}/{id}[/{childId}...]` (children keys are not in URIs). */
 export type ParsedUri =
   | { readonly kind: 'root'; readonly uri: string }
@@ -85,11 +94,33 @@ export function parentUri(uri: string): string | null {
   return cut === 0 ? ROOT_URI : uri.slice(0, cut);
 }
 
-/** `{parent}/{id}` (`/{id}` under the root). Throws INVALID_URI on a bad parent or id. */
+/**
+ * `{parent}/{id}` (`/{id}` under the root), the URI of a new child. Throws INVALID_URI on a bad parent or id, and
+ * when the child would be longer than MAX_URI_LENGTH or nested deeper than MAX_DEPTH.
+ */
 export function childUri(parent: string, id: string): string {
-  parseUri(parent);
+  const parsed = parseUri(parent);
   assertValidId(id);
-  return parent === ROOT_URI ? `/${id}` : `${parent}/${id}`;
+  const uri = parent === ROOT_URI ? `/${id}` : `${parent}/${id}`;
+  if (uri.length > MAX_URI_LENGTH) {
+    throw new ResourceError(
+      'INVALID_URI',
+      `The URI of ${JSON.stringify(id)} under ${parent} would be longer than ${MAX_URI_LENGTH} characters`,
+      { uri: parent, id },
+    );
+  }
+  const depth = parsed.kind === 'element' ? parsed.ids.length + 1 : parsed.kind === 'aspect' ? 1 : 0;
+  if (depth > MAX_DEPTH) {
+    throw new ResourceError(
+      'INVALID_URI',
+      `Elements nest at most ${MAX_DEPTH} levels deep (under ${parent})`,
+      {
+        uri: parent,
+        id,
+      },
+    );
+  }
+  return uri;
 }
 
 /** The aspect a URI belongs to, null for `/`. */
