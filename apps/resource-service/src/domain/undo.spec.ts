@@ -75,6 +75,26 @@ describe('UndoLog', () => {
     ]);
   });
 
+  it('drops whole groups to stay within the cap, never part of one, and keeps the newest group whole', async () => {
+    const log = new UndoLog({ cap: 4 });
+    for (const name of ['1', '2', '3']) log.record(rel(name), 'A');
+    for (const name of ['4', '5', '6']) log.record(rel(name), 'B');
+    // A (3) + B (3) is over the cap: A goes whole, not its oldest entries.
+    expect(log.undoSize).toBe(3);
+    log.record(rel('7'), null);
+    expect(log.undoSize).toBe(4);
+    for (const name of ['8', '9', '10', '11', '12']) log.record(rel(name), 'C');
+    // C alone (5) is larger than the cap: it is kept whole, and undone whole.
+    expect(log.undoSize).toBe(5);
+    expect(await log.undo((action) => action)).toMatchObject({ group: 'C', count: 5 });
+    // A stack saved under a larger cap is trimmed the same way when loaded.
+    const wide = new UndoLog({ cap: 100 });
+    for (const name of ['1', '2', '3']) wide.record(rel(name), 'A');
+    for (const name of ['4', '5', '6']) wide.record(rel(name), 'B');
+    const reloaded = UndoLog.fromJSON(wide.toJSON(), { cap: 4 });
+    expect(reloaded.peek(10).map((entry) => entry.group)).toEqual(['B', 'B', 'B']);
+  });
+
   it('puts the group back when running it fails', async () => {
     const log = new UndoLog();
     log.record(rel('1'), 'g');

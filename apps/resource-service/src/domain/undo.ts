@@ -114,8 +114,8 @@ export class UndoLog {
       );
     }
     const log = new UndoLog(options);
-    log.undoStack = parsed.data.undo.slice(-log.cap);
-    log.redoStack = parsed.data.redo.slice(-log.cap);
+    log.undoStack = trimmed(parsed.data.undo, log.cap);
+    log.redoStack = trimmed(parsed.data.redo, log.cap);
     return log;
   }
 
@@ -155,10 +155,28 @@ export class UndoLog {
       description: describeAction(action),
       at: this.clock().toISOString(),
     });
-    if (items.length > this.cap) items.splice(0, items.length - this.cap);
+    const kept = trimmed(items, this.cap);
+    if (kept.length < items.length) items.splice(0, items.length - kept.length);
   }
 
   private stack(stack: Stack): UndoEntry[] {
     return stack === 'undo' ? this.undoStack : this.redoStack;
   }
+}
+
+/**
+ * The newest entries of a stack within `cap`, dropping whole groups from the bottom so that no group is ever split
+ * (undoing part of an atomic write would make a state that never existed). The newest group is always kept, even
+ * when it alone is larger than the cap.
+ */
+function trimmed(items: readonly UndoEntry[], cap: number): UndoEntry[] {
+  const newest = items[items.length - 1]?.group ?? null;
+  let start = 0;
+  while (items.length - start > cap) {
+    const group = items[start]?.group ?? null;
+    if (group !== null && group === newest) break;
+    start += 1;
+    if (group !== null) while (start < items.length && items[start]?.group === group) start += 1;
+  }
+  return items.slice(start);
 }
