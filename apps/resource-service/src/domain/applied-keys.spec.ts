@@ -34,7 +34,7 @@ describe('AppliedKeys', () => {
   });
 
   it('keeps the newest `max` keys', () => {
-    let keys = AppliedKeys.empty({ max: 3 });
+    let keys = AppliedKeys.empty({ max: 3, protectedMs: 0 });
     for (let n = 1; n <= 5; n++) keys = keys.with(`k${n}`, reply(n));
     expect(keys.toJSON().map((entry) => entry.key)).toEqual(['k3', 'k4', 'k5']);
     expect(keys.get('k2')).toBeUndefined();
@@ -57,7 +57,7 @@ describe('AppliedKeys', () => {
 
   it('keeps the reply bytes under `maxBytes`, oldest first, but always the newest key', () => {
     const big = (n: number) => ({ text: 'x'.repeat(400), n });
-    let keys = AppliedKeys.empty({ maxBytes: 1_000 });
+    let keys = AppliedKeys.empty({ maxBytes: 1_000, protectedMs: 0 });
     keys = keys.with('a', big(1)).with('b', big(2));
     expect(keys.toJSON().map((entry) => entry.key)).toEqual(['a', 'b']);
     keys = keys.with('c', big(3));
@@ -67,8 +67,23 @@ describe('AppliedKeys', () => {
     expect(keys.get('huge')).toEqual({ text: '余'.repeat(1_000) });
   });
 
+  it('keeps young keys beyond the count and byte bounds (their retry may still come), up to a hard byte bound', () => {
+    const time = clockAt('2026-11-23T10:00:00Z');
+    const big = (n: number) => ({ undo: ['x'.repeat(880)], changedUris: [`/c/${n}`] });
+    let keys = AppliedKeys.empty({ max: 2, maxBytes: 1_000, protectedMs: 60_000, clock: time.clock });
+    for (let n = 1; n <= 4; n++) keys = keys.with(`k${n}`, big(n));
+    // Over both bounds, but all four were applied within the last minute: all kept (3.6 KB < 4 × 1 KB).
+    expect(keys.toJSON().map((entry) => entry.key)).toEqual(['k1', 'k2', 'k3', 'k4']);
+    keys = keys.with('k5', big(5));
+    expect(keys.toJSON().map((entry) => entry.key)).toEqual(['k2', 'k3', 'k4', 'k5']); // the hard bound
+    time.advance(61_000);
+    keys = keys.with('k6', big(6));
+    expect(keys.toJSON().map((entry) => entry.key)).toEqual(['k6']); // no longer protected: the usual bounds
+    expect(() => AppliedKeys.empty({ protectedMs: -1 })).toThrow(RangeError);
+  });
+
   it('re-recording a key makes it the newest', () => {
-    let keys = AppliedKeys.empty({ max: 2 }).with('a', reply(1)).with('b', reply(2));
+    let keys = AppliedKeys.empty({ max: 2, protectedMs: 0 }).with('a', reply(1)).with('b', reply(2));
     keys = keys.with('a', reply(3)).with('c', reply(4));
     expect(keys.toJSON().map((entry) => entry.key)).toEqual(['a', 'c']);
     expect(keys.get('a')).toEqual(reply(3));
@@ -80,7 +95,7 @@ describe('AppliedKeys', () => {
     for (let n = 1; n <= 4; n++) keys = keys.with(`k${n}`, reply(n));
     const json = JSON.parse(JSON.stringify(keys.toJSON())) as unknown;
     expect(AppliedKeys.fromJSON(json, { clock: time.clock }).toJSON()).toEqual(keys.toJSON());
-    const smaller = AppliedKeys.fromJSON(json, { max: 2, clock: time.clock });
+    const smaller = AppliedKeys.fromJSON(json, { max: 2, protectedMs: 0, clock: time.clock });
     expect(smaller.toJSON().map((entry) => entry.key)).toEqual(['k3', 'k4']);
     time.advance(24 * 60 * 60_000 + 1);
     expect(AppliedKeys.fromJSON(json, { clock: time.clock }).size).toBe(0);

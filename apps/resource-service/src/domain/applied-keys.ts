@@ -23,6 +23,10 @@ export const DEFAULT_APPLIED_KEYS_MAX = 1_000;
 /** As long as the tool-runner keeps invocation results (contracts `BucketTtls.toolResultsMs`). */
 export const DEFAULT_APPLIED_KEYS_MAX_AGE_MS = 24 * 60 * 60_000;
 export const DEFAULT_APPLIED_KEYS_MAX_BYTES = 2 * 1024 * 1024;
+/** Keys this young survive the count and byte bounds (a retry comes within a tool call's timeout and a resume). */
+export const DEFAULT_APPLIED_KEYS_PROTECTED_MS = 15 * 60_000;
+/** The bound that even protected keys give way to, in multiples of `maxBytes`. */
+const HARD_BYTES_FACTOR = 4;
 
 export interface AppliedKeysOptions {
   /** Most keys kept; the oldest are forgotten first. Default 1000. */
@@ -34,6 +38,11 @@ export interface AppliedKeysOptions {
    * make every later write slow. The newest key is kept whatever its size. Default 2 MiB.
    */
   readonly maxBytes?: number;
+  /**
+   * Keys younger than this are kept beyond `max` and `maxBytes` (up to 4 × `maxBytes`): a large write must not make
+   * the key of the write just before it forgotten while its retry may still come. Default 15 min.
+   */
+  readonly protectedMs?: number;
   readonly clock?: () => Date;
 }
 
@@ -138,6 +147,7 @@ function limitsOf(options: AppliedKeysOptions): Limits {
     max: options.max ?? DEFAULT_APPLIED_KEYS_MAX,
     maxAgeMs: options.maxAgeMs ?? DEFAULT_APPLIED_KEYS_MAX_AGE_MS,
     maxBytes: options.maxBytes ?? DEFAULT_APPLIED_KEYS_MAX_BYTES,
+    protectedMs: options.protectedMs ?? DEFAULT_APPLIED_KEYS_PROTECTED_MS,
     clock: options.clock ?? (() => new Date()),
   };
   for (const [name, value] of Object.entries({
@@ -148,10 +158,15 @@ function limitsOf(options: AppliedKeysOptions): Limits {
     if (!Number.isInteger(value) || value < 1)
       throw new RangeError(`AppliedKeys ${name} must be a positive integer`);
   }
+  if (!Number.isInteger(limits.protectedMs) || limits.protectedMs < 0)
+    throw new RangeError('AppliedKeys protectedMs must be a non-negative integer');
   return limits;
 }
 
-/** Drops expired entries, then the oldest ones beyond the count and byte bounds (keeping at least the newest). */
+/**
+ * Drops expired entries, then the oldest ones beyond the count and byte bounds (keeping at least the newest), except
+ * entries younger than `protectedMs` while the replies stay within the hard byte bound.
+ */
 function prune(entries: Map<string, Entry>, limits: Limits): Map<string, Entry> {
   const now = limits.clock().getTime();
   for (const [key, entry] of entries) if (now - entry.atMs > limits.maxAgeMs) entries.delete(key);
@@ -159,6 +174,8 @@ function prune(entries: Map<string, Entry>, limits: Limits): Map<string, Entry> 
   for (const entry of entries.values()) bytes += entry.bytes;
   for (const [key, entry] of entries) {
     if (entries.size <= 1 || (entries.size <= limits.max && bytes <= limits.maxBytes)) break;
+    const young = now - entry.atMs < limits.protectedMs;
+    if (young && bytes <= limits.maxBytes * HARD_BYTES_FACTOR) break; // entries are oldest first: all later are young
     entries.delete(key);
     bytes -= entry.bytes;
   }
