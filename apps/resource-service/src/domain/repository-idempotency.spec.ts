@@ -211,7 +211,7 @@ describe('ResourceRepository.executeOnce: idempotent writes', () => {
   });
 
   it('persists at most `appliedKeys.max` keys: older keys are forgotten and apply again after a restart', async () => {
-    const options: RepositoryOptions = { appliedKeys: { max: 3 } };
+    const options: RepositoryOptions = { appliedKeys: { max: 3, protectedMs: 0 } };
     const { store, repo } = await setup(options);
     for (let n = 1; n <= 5; n++) await repo.executeOnce([setMood(`m${n}`)], once(`inv-${n}`));
     expect(historyOf(store).applied?.map((entry) => entry.key)).toEqual(['inv-3', 'inv-4', 'inv-5']);
