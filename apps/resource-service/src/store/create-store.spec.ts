@@ -14,7 +14,10 @@ describe('createStore', () => {
         await readFile(join(dataDir, 'store', 'meta', 'store.json'), 'utf8'),
       ) as unknown;
       expect(info).toEqual({ schemaVersion: 1, dimensions: 16 });
+      // The folder is this process's until the store is closed.
+      await expect(createStore({ NOVELRAG_DATA_DIR: dataDir }, 16)).rejects.toThrow(/is in use by process/);
       await store.close();
+      await (await createStore({ NOVELRAG_DATA_DIR: dataDir }, 16)).close();
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { ResourceStore } from '../domain';
+import { FolderLock } from './folder-lock';
 import { LanceDbResourceStore } from './lancedb-store';
 import { QdrantResourceStore } from './qdrant-store';
 
@@ -11,10 +12,11 @@ export interface StoreEnv {
 }
 
 /**
- * Qdrant when `QDRANT_URL` is set (production), else the embedded LanceDB store in `<NOVELRAG_DATA_DIR>/store`.
- * Rejects when the store cannot be reached/opened or was created for other `dimensions`.
+ * Qdrant when `QDRANT_URL` is set (production), else the embedded LanceDB store in `<NOVELRAG_DATA_DIR>/store`, owned
+ * by this process alone (`FolderLock`, released by the store's `close`). Rejects when the store cannot be
+ * reached/opened, was created for other `dimensions`, or its folder is in use by another live process.
  */
-export function createStore(env: StoreEnv, dimensions: number): Promise<ResourceStore> {
+export async function createStore(env: StoreEnv, dimensions: number): Promise<ResourceStore> {
   if (env.QDRANT_URL) {
     return QdrantResourceStore.open({
       url: env.QDRANT_URL,
@@ -22,5 +24,32 @@ export function createStore(env: StoreEnv, dimensions: number): Promise<Resource
       dimensions,
     });
   }
-  return LanceDbResourceStore.open({ dir: join(env.NOVELRAG_DATA_DIR, 'store'), dimensions });
+  const dir = join(env.NOVELRAG_DATA_DIR, 'store');
+  const lock = await FolderLock.acquire(dir);
+  let store: ResourceStore;
+  try {
+    store = await LanceDbResourceStore.open({ dir, dimensions });
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+  return releasingOnClose(store, lock);
+}
+
+/** `store` whose `close` also gives up `lock` (after the store closed). */
+function releasingOnClose(store: ResourceStore, lock: FolderLock): ResourceStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'close')
+        return async () => {
+          try {
+            await target.close();
+          } finally {
+            await lock.release();
+          }
+        };
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
