@@ -1,6 +1,6 @@
 import { type ElementRecord, keywordScore, type SearchHit } from '../domain';
 
-/** The usual Reciprocal Rank Fusion constant (Cormack et al.; also Qdrant's default). */
+/** The usual Reciprocal Rank Fusion constant (Cormack et al.), for the stores that fuse here (Qdrant fuses itself). */
 export const RRF_K = 60;
 
 /** RRF scores of ranked uri lists (best first): Σ 1 / (k + rank), rank starting at 1. */
@@ -14,7 +14,10 @@ export function rrfScores(lists: readonly (readonly string[])[], k = RRF_K): Map
 
 export interface FusedCandidate {
   readonly record: ElementRecord;
-  /** The fusion score of the keyword and vector candidate lists (RRF: at most about 2 / 61). */
+  /**
+   * The fusion score of the keyword and vector candidate lists: RRF, at most about 2 / 61 here, on Qdrant's own scale
+   * there (which may reach 1); an exact match's keyword score (≥ 8) outweighs it either way.
+   */
   readonly fused: number;
 }
 
