@@ -39,6 +39,14 @@ function build(): { records: ElementRecord[]; lookup: (uri: string) => ElementRe
 }
 
 describe('recordsFromDumped', () => {
+  it('stores no null property (null means no value, as in a property write)', () => {
+    const [record] = recordsFromDumped(outline, '/outline', [
+      { id: 'c', title: 'T', nickname: null, scenes: null },
+    ]);
+    expect(record?.properties).toEqual({ title: 'T' });
+    expect(record?.children).toEqual({ scenes: [] });
+  });
+
   it('flattens a nested element into pre-order records linked by id', () => {
     const { records } = build();
     expect(records.map((record) => record.uri)).toEqual([

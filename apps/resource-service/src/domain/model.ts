@@ -221,7 +221,9 @@ function build(
   out.push(record);
   const childKeys = new Set(aspect.childrenKeys);
   for (const [key, value] of Object.entries(raw)) {
-    if (key === 'id' || key === 'relationships' || value === undefined) continue;
+    // null means "no value" everywhere (a property write with null deletes), so it is never stored: the undo of a
+    // later write to that property then deletes it again, as it should.
+    if (key === 'id' || key === 'relationships' || value === undefined || value === null) continue;
     if ((key === 'uri' && value === uri) || (key === 'aspect' && value === aspect.name)) continue;
     if (childKeys.has(key)) {
       if (!Array.isArray(value)) {
