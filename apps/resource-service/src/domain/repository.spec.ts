@@ -292,6 +292,45 @@ describe('ResourceRepository: apply', () => {
     expectStoreMatchesTree(store, repo);
   });
 
+  it('reads through committed() wait for a write in progress: never shown before it commits (it may fail)', async () => {
+    const store = new FlakyStore();
+    let release: (fail: boolean) => void = () => undefined;
+    const inner = new LocalEmbedder(32);
+    let gated = false;
+    const embedder: Embedder = {
+      dimensions: 32,
+      embed: (texts) =>
+        gated
+          ? new Promise((resolve, reject) => {
+              release = (fail) => (fail ? reject(new Error('embedder down')) : resolve(inner.embed(texts)));
+            })
+          : inner.embed(texts),
+    };
+    const repo = await ResourceRepository.open(store, embedder);
+    await repo.addAspect('character', {});
+    await repo.apply([
+      { target: 'resource', location: root('character'), data: [{ id: 'lin', name: 'Lin' }] },
+    ]);
+    const age = () =>
+      (repo.find('/character/lin') as { record: { properties: { age?: number } } }).record.properties.age;
+
+    gated = true;
+    const failing = repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 3 } }]);
+    await new Promise((r) => setImmediate(r)); // the write has changed the tree and waits on the embedder
+    expect(age()).toBe(3); // the plain read shows the in-memory state…
+    const during = repo.committed(age); // …a committed read waits
+    release(true);
+    await expect(failing).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(during).resolves.toBeUndefined(); // the failed write was never shown
+
+    const succeeding = repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 4 } }]);
+    await new Promise((r) => setImmediate(r));
+    const after = repo.committed(age);
+    release(false);
+    await succeeding;
+    await expect(after).resolves.toBe(4);
+  });
+
   it('emits a change event after each committed write', async () => {
     const { repo } = await setup();
     const events: ChangeEvent[] = [];

@@ -113,6 +113,8 @@ export class ResourceRepository {
    */
   private repair: { run: () => Promise<void>; timer?: NodeJS.Timeout; delayMs: number } | undefined;
   private closed = false;
+  /** Set while a write has changed the in-memory state but not committed it yet (it may still be rolled back). */
+  private uncommitted: Promise<void> | undefined;
 
   private constructor(
     private readonly store: ResourceStore,
@@ -300,6 +302,16 @@ export class ResourceRepository {
 
   // ---- reads ------------------------------------------------------------------------------------------------------
 
+  /**
+   * Runs `read` against committed state only: waits while a write has changed the tree, the undo log or the backlog
+   * but not committed yet (it may still be rolled back), then runs `read` synchronously, so no write can start in
+   * between. The bus handlers read through it; the plain read methods below show the in-memory state as it is.
+   */
+  async committed<T>(read: () => T): Promise<T> {
+    while (this.uncommitted) await this.uncommitted;
+    return read();
+  }
+
   /** See `ResourceTree.find`. Throws INVALID_URI. */
   find(uri: string): FindResult | null {
     return this.tree.find(uri);
@@ -330,12 +342,14 @@ export class ResourceRepository {
         ...(options.aspect !== undefined ? { aspect: options.aspect } : {}),
       }),
     );
-    const results: SearchResult[] = [];
-    for (const hit of hits) {
-      const record = this.tree.get(hit.uri);
-      if (record) results.push({ uri: hit.uri, score: hit.score, element: contextView(record) });
-    }
-    return results;
+    return this.committed(() => {
+      const results: SearchResult[] = [];
+      for (const hit of hits) {
+        const record = this.tree.get(hit.uri);
+        if (record) results.push({ uri: hit.uri, score: hit.score, element: contextView(record) });
+      }
+      return results;
+    });
   }
 
   /** Property-filtered segments, computed by the store (see `SegmentData`). Throws UNAVAILABLE. */
@@ -436,47 +450,64 @@ export class ResourceRepository {
    * next write and retried in the background until then (and replayed from the journal by the next open).
    */
   private write<T>(cause: ChangeCause, body: (tx: TreeTransaction) => T | Promise<T>): Promise<T> {
-    return this.mutex.run(async () => {
-      await this.finishRepair();
-      const undoBefore = this.undoLog.toJSON();
-      const keysBefore = this.appliedKeys;
-      const tx = new TreeTransaction(this.tree);
-      const restore = () => {
-        tx.rollback();
-        this.restoreHistory(undoBefore, keysBefore);
-      };
-      let result: T;
-      try {
-        result = await body(tx);
-      } catch (err) {
-        restore();
-        throw err;
-      }
-      if (tx.inverses.length === 0 && this.appliedKeys === keysBefore) return result;
-      let prepared: PreparedWrite;
-      try {
-        prepared = await this.writer.prepare([...tx.touched], tx.aspectsChanged, false);
-      } catch (err) {
-        restore(); // nothing was written yet
-        throw unavailable('persist the write', err);
-      }
-      try {
-        await this.store.saveUndo(this.historyJson(prepared.journal));
-      } catch (err) {
-        restore();
-        const touched = [...tx.touched];
-        const compensate = () => this.compensate(touched, tx.aspectsChanged);
-        await compensate().catch(() => this.needsRepair(compensate));
-        throw unavailable('persist the write', err);
-      }
-      try {
-        await this.writer.carryOut(prepared);
-      } catch {
-        this.needsRepair(() => this.writer.carryOut(prepared));
-      }
-      this.emit({ uris: [...tx.subjects], cause });
-      return result;
-    });
+    return this.mutex.run(() => this.whileUncommitted(() => this.writeInMutex(cause, body)));
+  }
+
+  /** Marks the state uncommitted while `run` runs (see `committed`). */
+  private async whileUncommitted<T>(run: () => Promise<T>): Promise<T> {
+    let done: (() => void) | undefined;
+    this.uncommitted = new Promise<void>((resolve) => (done = resolve));
+    try {
+      return await run();
+    } finally {
+      this.uncommitted = undefined;
+      done?.();
+    }
+  }
+
+  private async writeInMutex<T>(
+    cause: ChangeCause,
+    body: (tx: TreeTransaction) => T | Promise<T>,
+  ): Promise<T> {
+    await this.finishRepair();
+    const undoBefore = this.undoLog.toJSON();
+    const keysBefore = this.appliedKeys;
+    const tx = new TreeTransaction(this.tree);
+    const restore = () => {
+      tx.rollback();
+      this.restoreHistory(undoBefore, keysBefore);
+    };
+    let result: T;
+    try {
+      result = await body(tx);
+    } catch (err) {
+      restore();
+      throw err;
+    }
+    if (tx.inverses.length === 0 && this.appliedKeys === keysBefore) return result;
+    let prepared: PreparedWrite;
+    try {
+      prepared = await this.writer.prepare([...tx.touched], tx.aspectsChanged, false);
+    } catch (err) {
+      restore(); // nothing was written yet
+      throw unavailable('persist the write', err);
+    }
+    try {
+      await this.store.saveUndo(this.historyJson(prepared.journal));
+    } catch (err) {
+      restore();
+      const touched = [...tx.touched];
+      const compensate = () => this.compensate(touched, tx.aspectsChanged);
+      await compensate().catch(() => this.needsRepair(compensate));
+      throw unavailable('persist the write', err);
+    }
+    try {
+      await this.writer.carryOut(prepared);
+    } catch {
+      this.needsRepair(() => this.writer.carryOut(prepared));
+    }
+    this.emit({ uris: [...tx.subjects], cause });
+    return result;
   }
 
   /**
@@ -537,20 +568,22 @@ export class ResourceRepository {
   }
 
   private backlogWrite<T>(change: (backlog: Backlog) => T): Promise<T> {
-    return this.mutex.run(async () => {
-      const before = this.backlog.toJSON();
-      const result = change(this.backlog);
-      try {
-        await this.store.saveBacklog(this.backlog.toJSON());
-      } catch (err) {
-        this.backlog = Backlog.fromJSON(before, {
-          ...(this.options.clock ? { clock: this.options.clock } : {}),
-          ...(this.options.newId ? { newId: this.options.newId } : {}),
-        });
-        throw unavailable('save the backlog', err);
-      }
-      return result;
-    });
+    return this.mutex.run(() =>
+      this.whileUncommitted(async () => {
+        const before = this.backlog.toJSON();
+        const result = change(this.backlog);
+        try {
+          await this.store.saveBacklog(this.backlog.toJSON());
+        } catch (err) {
+          this.backlog = Backlog.fromJSON(before, {
+            ...(this.options.clock ? { clock: this.options.clock } : {}),
+            ...(this.options.newId ? { newId: this.options.newId } : {}),
+          });
+          throw unavailable('save the backlog', err);
+        }
+        return result;
+      }),
+    );
   }
 
   private emit(event: ChangeEvent): void {

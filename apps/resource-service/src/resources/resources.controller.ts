@@ -56,8 +56,12 @@ export class ResourcesController {
   };
 
   @MessagePattern(S.find)
-  find(@Payload() body: unknown): FindReply {
+  find(@Payload() body: unknown): Promise<FindReply> {
     const { uri } = FindRequest.parse(body);
+    return this.repo.committed(() => this.findReply(uri));
+  }
+
+  private findReply(uri: string): FindReply {
     const found = this.repo.find(uri);
     if (!found) throw new ResourceError('NOT_FOUND', `${uri} does not exist`, { uri });
     switch (found.kind) {
@@ -82,12 +86,14 @@ export class ResourcesController {
       limit: limit ?? DEFAULT_SEARCH_LIMIT,
       ...(aspect ? { aspect } : {}),
     });
-    const hits: SearchReply['hits'] = [];
-    for (const { uri, score } of results) {
-      const found = this.repo.find(uri);
-      if (found?.kind === 'element') hits.push({ uri, score, element: elementContext(found.record) });
-    }
-    return { hits };
+    return this.repo.committed(() => {
+      const hits: SearchReply['hits'] = [];
+      for (const { uri, score } of results) {
+        const found = this.repo.find(uri);
+        if (found?.kind === 'element') hits.push({ uri, score, element: elementContext(found.record) });
+      }
+      return { hits };
+    });
   }
 
   @MessagePattern(S.segments)
@@ -137,10 +143,12 @@ export class ResourcesController {
   }
 
   @MessagePattern(S.aspectsList)
-  aspects(@Payload() body: unknown): AspectsListReply {
+  aspects(@Payload() body: unknown): Promise<AspectsListReply> {
     AspectsListRequest.parse(body);
-    const found = this.repo.find('/');
-    return { aspects: found?.kind === 'root' ? found.aspects.map(wireAspect) : [] };
+    return this.repo.committed(() => {
+      const found = this.repo.find('/');
+      return { aspects: found?.kind === 'root' ? found.aspects.map(wireAspect) : [] };
+    });
   }
 
   @MessagePattern(S.aspectsCreate)
@@ -186,18 +194,20 @@ export class ResourcesController {
   }
 
   @MessagePattern(S.operations)
-  operations(@Payload() body: unknown): OperationsListReply {
+  operations(@Payload() body: unknown): Promise<OperationsListReply> {
     const { limit = 10 } = OperationsListRequest.parse(body);
-    const entries = (['undo', 'redo'] as const).flatMap((stack) =>
-      this.repo.recentActions(limit, stack).map((entry) => ({
-        stack,
-        description: entry.description,
-        group: entry.group,
-        operation: toWireOperation(entry.action, this.childrenKeysOf),
-        at: entry.at,
-      })),
-    );
-    return { entries };
+    return this.repo.committed(() => {
+      const entries = (['undo', 'redo'] as const).flatMap((stack) =>
+        this.repo.recentActions(limit, stack).map((entry) => ({
+          stack,
+          description: entry.description,
+          group: entry.group,
+          operation: toWireOperation(entry.action, this.childrenKeysOf),
+          at: entry.at,
+        })),
+      );
+      return { entries };
+    });
   }
 
   @MessagePattern(S.backlogAdd)
@@ -207,10 +217,12 @@ export class ResourcesController {
   }
 
   @MessagePattern(S.backlogList)
-  backlogList(@Payload() body: unknown): BacklogListReply {
+  backlogList(@Payload() body: unknown): Promise<BacklogListReply> {
     const { limit } = BacklogListRequest.parse(body);
-    const entries = this.repo.listBacklog().map(BacklogCodec.toWire);
-    return { entries: limit ? entries.slice(0, limit) : entries };
+    return this.repo.committed(() => {
+      const entries = this.repo.listBacklog().map(BacklogCodec.toWire);
+      return { entries: limit ? entries.slice(0, limit) : entries };
+    });
   }
 
   @MessagePattern(S.backlogRemove)
