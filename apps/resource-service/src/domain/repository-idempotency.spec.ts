@@ -167,6 +167,17 @@ describe('ResourceRepository.executeOnce: idempotent writes', () => {
     expect(historyOf(store).applied?.map((entry) => entry.key)).toEqual(['inv-1']);
   });
 
+  it('answers a retried key from its record even when the retry carries actions it could not apply', async () => {
+    const { repo } = await setup();
+    const first = await repo.executeOnce([removeFirst], once('inv-9'));
+    expect(first.replayed).toBe(false);
+    const retry = await repo.executeOnce([{ method: 'nonsense' }], once('inv-9'));
+    expect(retry).toMatchObject({ replayed: true, reply: first.reply });
+    await expect(repo.executeOnce([{ method: 'nonsense' }], once('inv-10'))).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+  });
+
   it('completes a write whose process died after its history document: applied once, key recorded', async () => {
     const { store, repo } = await setup();
     store.armed = true;

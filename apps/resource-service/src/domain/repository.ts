@@ -236,11 +236,11 @@ export class ResourceRepository {
     idempotency: Idempotency<R>,
     options: WriteOptions = {},
   ): Promise<OnceResult<R>> {
-    const parsed = parseActions(actions);
     return this.write('apply', (tx): OnceResult<R> => {
       const recorded = this.appliedKeys.get(idempotency.key);
       if (recorded !== undefined) return { replayed: true, reply: recorded };
-      const outcome = this.executeIn(tx, parsed, options);
+      // Parsed only now: a retry is answered from its key whatever its actions are (regenerated content may differ).
+      const outcome = this.executeIn(tx, parseActions(actions), options);
       const reply = idempotency.reply(outcome);
       this.appliedKeys = this.appliedKeys.with(idempotency.key, reply);
       return { replayed: false, reply, outcome };
