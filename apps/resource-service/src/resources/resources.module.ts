@@ -3,9 +3,16 @@ import type { ServiceContext } from '@novelrag/bus';
 import { type ResourceChangeCause, SCHEMA_VERSION, Subjects } from '@novelrag/contracts';
 import { createEmbedderFromEnv } from '@novelrag/llm';
 import type { ResourceServiceEnv } from '../config';
-import { type ChangeCause, type Embedder, LocalEmbedder, ResourceRepository } from '../domain';
+import {
+  type ChangeCause,
+  type Embedder,
+  LocalEmbedder,
+  ResourceRepository,
+  type ResourceStore,
+} from '../domain';
 import { createStore } from '../store';
 import { ResourcesController } from './resources.controller';
+import { StoreOwnership, storeIdentity } from './store-owner';
 import { RESOURCE_REPOSITORY } from './tokens';
 
 /** Opens the store and the repository, registers the store health check and publishes `resources.changed`. */
@@ -13,8 +20,25 @@ export async function openRepository(ctx: ServiceContext<ResourceServiceEnv>): P
   const log = ctx.logger.child('Resources');
   const remote = createEmbedderFromEnv(ctx.env);
   const embedder: Embedder = remote ?? new LocalEmbedder();
-  const store = await createStore(ctx.env, embedder.dimensions);
-  const repo = await ResourceRepository.open(store, embedder);
+  // One store, one service (before anything is opened): a second instance on the same store stops here. The claim
+  // lasts as long as this connection (it ends with the service).
+  const ownership = await StoreOwnership.claim(
+    ctx.connection,
+    storeIdentity(ctx.env),
+    ctx.identity.instanceId,
+  );
+  let store: ResourceStore;
+  let repo: ResourceRepository;
+  try {
+    store = await createStore(ctx.env, embedder.dimensions);
+    repo = await ResourceRepository.open(store, embedder).catch(async (err: unknown) => {
+      await store.close().catch(() => undefined);
+      throw err;
+    });
+  } catch (err) {
+    ownership.release();
+    throw err;
+  }
   ctx.health.register('store', async () => {
     try {
       repo.find('/');
