@@ -1,8 +1,9 @@
 import { Controller, Get, Headers, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION } from '@novelrag/bus';
-import { Subjects } from '@novelrag/contracts';
+import { FINAL_TRACE_KINDS, Streams, Subjects } from '@novelrag/contracts';
 import { GoalsService } from '../goals/goals.service';
 import { ApiError } from '../http/api-error';
 import { readTrace } from './trace-stream';
@@ -58,7 +59,23 @@ export class EventsController {
   ): Promise<void> {
     const after = lastEventId(lastEventIdHeader, lastEventIdQuery);
     await this.goals.get(id); // 404 / 400 before the stream starts
-    await this.stream(req, res, Subjects.traceOfGoal(id), after, follow !== 'true');
+    const untilFinal = follow !== 'true';
+    // A client resuming after the final event of its goal (e.g. EventSource reconnecting) gets the end at once:
+    // the final event it would wait for is behind it.
+    const ended = untilFinal && after !== undefined && (await this.finalAtOrBefore(id, after));
+    await this.stream(req, res, Subjects.traceOfGoal(id), after, untilFinal, ended);
+  }
+
+  /** Whether the goal's final trace event is stored at or before stream sequence `seq`. */
+  private async finalAtOrBefore(goalId: string, seq: number): Promise<boolean> {
+    const jsm = await jetstreamManager(this.nc);
+    for (const kind of FINAL_TRACE_KINDS) {
+      const last = await jsm.streams
+        .getMessage(Streams.trace.name, { last_by_subj: Subjects.trace(goalId, kind) })
+        .catch(() => null); // none of this kind
+      if (last && last.seq <= seq) return true;
+    }
+    return false;
   }
 
   @Get('events')
@@ -81,6 +98,7 @@ export class EventsController {
     subject: string,
     after: number | undefined,
     untilFinal: boolean,
+    ended = false,
   ) {
     const abort = new AbortController();
     req.on('close', () => abort.abort());
@@ -92,6 +110,12 @@ export class EventsController {
     res.setHeader('X-Accel-Buffering', 'no');
     res.flushHeaders();
     res.write('retry: 2000\n\n');
+    if (ended) {
+      res.write('event: end\ndata: {}\n\n');
+      clearTimeout(limit);
+      res.end();
+      return;
+    }
     const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
     try {
       for await (const { id, event } of readTrace(this.nc, {

@@ -5,6 +5,7 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -87,6 +88,7 @@ export class SubmitGoalDto {
 
   @ApiPropertyOptional({ type: GoalLimitsDto })
   @IsOptional()
+  @IsObject() // an array would pass ValidateNested element by element
   @ValidateNested()
   @Type(() => GoalLimitsDto)
   limits?: GoalLimitsDto;

@@ -25,6 +25,7 @@ import { ApiError } from '../http/api-error';
 import type { ListGoalsQueryDto, NextGoalDto, SubmitGoalDto } from './goal.dto';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+const GOAL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const ZERO_USAGE = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
 export type PublicGoal = Omit<GoalRecord, 'revision'>;
@@ -57,7 +58,7 @@ export class GoalsService implements OnApplicationBootstrap {
     principal: string,
     idempotencyKey?: string,
   ): Promise<{ goal: PublicGoal; created: boolean }> {
-    if ((dto.request === undefined) === (dto.goal === undefined)) {
+    if ((dto.request == null) === (dto.goal == null)) {
       throw new ApiError('VALIDATION_FAILED', 'exactly one of "request" and "goal" must be set');
     }
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
@@ -71,7 +72,7 @@ export class GoalsService implements OnApplicationBootstrap {
       schemaVersion: SCHEMA_VERSION,
       goalId,
       ...(dto.threadId ? { threadId: dto.threadId } : {}),
-      ...(dto.request !== undefined ? { request: dto.request } : { goal: dto.goal }),
+      ...(dto.request != null ? { request: dto.request } : { goal: dto.goal }),
       ...(dto.lang ? { lang: dto.lang } : {}),
       beliefs: dto.beliefs ?? [],
       ...(dto.limits ? { limits: { ...dto.limits } } : {}),
@@ -103,25 +104,33 @@ export class GoalsService implements OnApplicationBootstrap {
       if (!(err instanceof BusError) || err.code !== 'ALREADY_EXISTS') throw err;
       const existing = await this.goals().get(goalId);
       if (!existing) throw err;
-      if (existing.request !== record.request || existing.goal !== record.goal) {
+      if (!sameSubmission(existing, record)) {
         throw new ApiError('CONFLICT', 'this Idempotency-Key was already used with a different request', {
           goalId,
         });
       }
+      // Published again before the 202 (a duplicate the stream drops when the first publish landed): the first
+      // request may still be publishing, may have failed, or its gateway may have died before it could.
+      if (existing.status === 'queued') await submitGoal(this.nc, submission);
       return { goal: strip(existing), created: false };
     }
     try {
       await submitGoal(this.nc, submission);
     } catch (err) {
-      await this.goals()
-        .delete(goalId)
-        .catch(() => undefined);
+      // Not accepted (503). Without a key nobody can repeat this goal id: the record goes. With a key it stays queued,
+      // and the client's retry with the key publishes it (a concurrent duplicate may have done so already).
+      if (!idempotencyKey)
+        await this.goals()
+          .delete(goalId)
+          .catch(() => undefined);
       throw err;
     }
     return { goal: strip(record), created: true };
   }
 
   async get(goalId: string): Promise<PublicGoal> {
+    if (!GOAL_ID.test(goalId))
+      throw new ApiError('VALIDATION_FAILED', 'goal id must be 1-128 characters of A-Z a-z 0-9 _ -');
     const goal = await this.goals().get(goalId);
     if (!goal) throw new ApiError('NOT_FOUND', `goal ${goalId} does not exist`, { goalId });
     return strip(goal);
@@ -150,7 +159,7 @@ export class GoalsService implements OnApplicationBootstrap {
     if (!INTERACTION_ID.test(interactionId)) {
       throw new ApiError('VALIDATION_FAILED', 'interaction id must be 1-128 characters of A-Z a-z 0-9 _ -');
     }
-    if ((body.approved === undefined) === (body.text === undefined)) {
+    if ((body.approved == null) === (body.text == null)) {
       throw new ApiError('VALIDATION_FAILED', 'exactly one of "approved" and "text" must be set');
     }
     const goal = await this.get(goalId);
@@ -167,7 +176,7 @@ export class GoalsService implements OnApplicationBootstrap {
       schemaVersion: SCHEMA_VERSION,
       goalId,
       interactionId,
-      ...(body.approved !== undefined ? { approved: body.approved } : { text: body.text }),
+      ...(body.approved != null ? { approved: body.approved } : { text: body.text }),
       answeredBy: principal,
       at: new Date().toISOString(),
     });
@@ -258,4 +267,16 @@ const INTERACTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 function strip(goal: GoalRecord): PublicGoal {
   const { revision: _revision, ...rest } = goal;
   return rest;
+}
+
+/** Whether two records of one goal id come from the same submission (what an Idempotency-Key repeat must match). */
+function sameSubmission(a: GoalRecord, b: GoalRecord): boolean {
+  const fields = (r: GoalRecord) =>
+    JSON.stringify([r.threadId, r.request, r.goal, r.lang, r.beliefs, sortedKeys(r.limits), r.source]);
+  return fields(a) === fields(b);
+}
+
+/** `limits` with its keys in one order (JSON objects are unordered). */
+function sortedKeys(limits: GoalRecord['limits']): [string, unknown][] {
+  return Object.entries(limits).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
 import { BusError, type ContextLogger, transportError } from '@novelrag/bus';
 import { ERROR_CODE_INFO, type ErrorCode } from '@novelrag/contracts';
+import { ZodError } from 'zod';
 import { ApiError } from './api-error';
 
 interface HttpResponse {
@@ -38,6 +39,11 @@ export function toErrorResponse(exception: unknown): { status: number; body: Err
   if (busError) {
     const { code, message, details } = busError.envelope;
     return { status: ERROR_CODE_INFO[code].httpStatus, body: body(code, message, details) };
+  }
+  // A contract parse of request data that the DTO let through: still the client's input, never a 5xx.
+  if (exception instanceof ZodError) {
+    const issues = exception.issues.slice(0, 20).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    return { status: 400, body: body('VALIDATION_FAILED', issues.slice(0, 3).join('; '), { issues }) };
   }
   // body-parser errors (malformed JSON, oversized body) carry `type` and `status`.
   const parserError = exception as { type?: string; status?: number };
