@@ -18,6 +18,24 @@ interface SseResponse {
   write(chunk: string): boolean;
   end(): void;
   writableEnded: boolean;
+  once(event: 'drain' | 'close', listener: () => void): void;
+  off(event: 'drain' | 'close', listener: () => void): void;
+}
+
+/** Resolves when `res` can take more (its buffer drained) or the connection ends: a slow reader slows the replay. */
+function drained(res: SseResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(); // the client is gone: 'close' has fired already
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 const HEARTBEAT_MS = 15_000;
@@ -124,7 +142,9 @@ export class EventsController {
         untilFinal,
         ...(after !== undefined ? { after } : {}),
       })) {
-        res.write(`id: ${id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
+        // Backpressure: a client that reads slowly (or not at all) holds the replay instead of the gateway's memory.
+        if (!res.write(`id: ${id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`))
+          await drained(res, abort.signal);
       }
       if (!abort.signal.aborted) res.write('event: end\ndata: {}\n\n');
     } catch {

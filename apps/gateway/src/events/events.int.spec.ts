@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
+import { createConnection } from 'node:net';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startService, type RunningService } from '@novelrag/bus';
-import { Subjects } from '@novelrag/contracts';
+import { Streams, Subjects } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { gatewayDefinition } from '../service.definition';
 
@@ -120,4 +121,49 @@ describe('gateway SSE trace (real NATS JetStream)', () => {
     expect(bad.status).toBe(400);
     expect((await fetch(`${url}/v1/goals/g-unknown/events`)).status).toBe(404);
   });
+
+  it('a client that does not read holds the replay back (backpressure), not the gateway memory', async () => {
+    // 4000 events of ~8 KB (32 MB), far more than the socket buffers between the gateway and a client that reads nothing.
+    const flood = 'g-flood';
+    const total = 4_000;
+    const big: Record<string, unknown> = { ...fixture('runtime'), goalId: flood, threadId: flood };
+    const js = jetstream(nc);
+    for (let seq = 0; seq < total; seq++) {
+      const event = {
+        ...big,
+        seq,
+        event: { ...(big['event'] as object), goalId: flood, message: 'x'.repeat(8_000) },
+      };
+      await js.publish(Subjects.trace(flood, 'runtime'), JSON.stringify(event));
+    }
+    const { port } = new URL(url);
+    const socket = createConnection({ host: '127.0.0.1', port: Number(port) });
+    let answer = '';
+    socket.once('data', (chunk: Buffer) => (answer = chunk.toString('utf8', 0, 200)));
+    socket.resume(); // the response head only: then it reads nothing more
+    socket.once('data', () => socket.pause());
+    socket.write('GET /v1/events HTTP/1.1\r\nHost: x\r\n\r\n'); // the ops feed replays the whole stream
+    try {
+      const jsm = await jetstreamManager(nc);
+      const delivered = async () => {
+        let most = 0;
+        for await (const info of jsm.consumers.list(Streams.trace.name))
+          most = Math.max(most, info.delivered.stream_seq);
+        return most;
+      };
+      // Let it deliver what it can, then check it stopped long before the end.
+      let last = -1;
+      for (let i = 0; i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const now = await delivered();
+        if (now === last && now > 0) break;
+        last = now;
+      }
+      expect(answer).toMatch(/^HTTP\/1.1 200/);
+      const stored = (await jsm.streams.info(Streams.trace.name)).state.last_seq;
+      expect(stored - (await delivered())).toBeGreaterThan(total / 2);
+    } finally {
+      socket.destroy();
+    }
+  }, 60_000);
 });
