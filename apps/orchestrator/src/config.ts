@@ -13,7 +13,11 @@ export const OrchestratorEnv = z
      * another instance (heartbeats every third of it). Applied to the durable consumer at boot.
      */
     NOVELRAG_GOAL_ACK_WAIT_MS: int(1_000, 10 * 60_000).default(60_000),
-    /** Started pursuits after which a goal that keeps killing its orchestrator is failed instead of resumed. */
+    /**
+     * Started pursuits after which a goal that keeps killing its orchestrator is failed instead of resumed (a hand-back
+     * at shutdown does not count). Also the deliveries in a row whose handling failed (e.g. an unreadable record) after
+     * which a goal is failed and its message terminated.
+     */
     NOVELRAG_GOAL_MAX_ATTEMPTS: int(1, 100).default(5),
     /** Defaults for limits a goal does not set. */
     NOVELRAG_MAX_STEPS: int(1, 1_000).default(30),

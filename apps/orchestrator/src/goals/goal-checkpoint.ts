@@ -1,21 +1,32 @@
 import type { GoalStore } from '@novelrag/bus';
-import { type GoalRecord, type GoalStatus, canTransition } from '@novelrag/contracts';
+import { type GoalRecord, type GoalStatus, canTransition, isTerminalStatus } from '@novelrag/contracts';
 import type { GoalTrace } from './goal-trace';
+
+/** A checkpoint write refused because another pursuit of the goal started (or ended it) since this one did. */
+export class Superseded extends Error {
+  override readonly name = 'Superseded';
+}
 
 /**
  * The running goal's view of its KV record. Writes are serialised (a step checkpoint and an interaction never
  * interleave) and go through compare-and-swap: on a conflict (the gateway set `cancelRequested` meanwhile) the record is
  * re-read and the change re-applied, so nobody's field is lost. Status changes are checked against the allowed
  * transitions and traced as `goal.status_changed`.
+ *
+ * Because a conflict re-applies the change, CAS alone never stops a stale writer (an instance that was paused past its
+ * thread lease while another one took the goal over). Once `fence` is set, every write therefore checks the stored
+ * record: a pickup by another pursuit (`attempts` moved on) or an end of the goal makes it throw `Superseded` instead.
  */
 export class GoalCheckpoint {
   private chain: Promise<unknown> = Promise.resolve();
   private latest: GoalRecord;
+  private fenceAt: number | undefined;
 
   constructor(
     private readonly store: GoalStore,
     record: GoalRecord,
     private readonly trace: GoalTrace,
+    private readonly onSuperseded: () => void = () => undefined,
   ) {
     this.latest = record;
   }
@@ -24,11 +35,20 @@ export class GoalCheckpoint {
     return this.latest;
   }
 
+  /** From now on, refuse to write over a record whose `attempts` is no longer `attempts` (the one this pursuit wrote). */
+  fence(attempts: number): void {
+    this.fenceAt = attempts;
+  }
+
   /** Applies `change` to the current stored record (serialised with the other writes) and returns the new record. */
   write(change: (current: GoalRecord) => Partial<GoalRecord>, reason?: string): Promise<GoalRecord> {
     const run = async () => {
       let statusChange: { from: GoalStatus; to: GoalStatus } | undefined;
       const next = await this.store.mutate(this.latest.goalId, (current) => {
+        if (this.superseded(current, true)) {
+          this.onSuperseded();
+          throw new Superseded(`goal ${current.goalId} was taken over by another pursuit`);
+        }
         const patch = change(current);
         const to = patch.status ?? current.status;
         if (to !== current.status && !canTransition(current.status, to)) {
@@ -52,10 +72,25 @@ export class GoalCheckpoint {
     return result;
   }
 
-  /** Re-reads the stored record (to see a cancel flag set by the gateway). */
+  /**
+   * Re-reads the stored record (to see a cancel flag set by the gateway, or a takeover by another pursuit). A read
+   * answered after a later write of ours is older than what we hold and is not adopted.
+   */
   async refresh(): Promise<GoalRecord> {
     const current = await this.store.get(this.latest.goalId);
-    if (current) this.latest = current;
+    if (current && (current.revision ?? 0) > (this.latest.revision ?? 0)) {
+      this.latest = current;
+      if (this.superseded(current, false)) this.onSuperseded();
+    }
     return this.latest;
+  }
+
+  /**
+   * Whether `current` no longer belongs to this pursuit. A write must also not touch a terminal record (a pursuit's own
+   * end is its last write); a read may see one (our own end).
+   */
+  private superseded(current: GoalRecord, writing: boolean): boolean {
+    if (this.fenceAt === undefined) return false;
+    return (current.attempts ?? 0) !== this.fenceAt || (writing && isTerminalStatus(current.status));
   }
 }

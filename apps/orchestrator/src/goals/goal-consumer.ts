@@ -1,7 +1,13 @@
 import { type JsMsg, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ContextLogger } from '@novelrag/bus';
-import { GoalSubmission, Streams, describeIssues } from '@novelrag/contracts';
+import {
+  type ErrorEnvelope,
+  GoalSubmission,
+  Streams,
+  describeIssues,
+  errorEnvelope,
+} from '@novelrag/contracts';
 import type { Delivery, PursuitResult } from './goal-pursuit';
 
 export interface GoalConsumerOptions {
@@ -15,8 +21,19 @@ export interface GoalConsumerOptions {
   readonly retryDelayMs?: number;
   /** How long one pull waits for a goal (bounds how long `stop` takes). */
   readonly pullExpiresMs?: number;
+  /**
+   * Deliveries of one goal in a row whose handling threw (default 5; the orchestrator uses NOVELRAG_GOAL_MAX_ATTEMPTS)
+   * after which its message is terminated and `giveUp` called. A pursuit that started counts its own attempts; this
+   * bounds what fails before (an unreadable record, a store that keeps failing), which would otherwise come back forever.
+   */
+  readonly maxFailedDeliveries?: number;
+  /** Records a goal given up after `maxFailedDeliveries` (best effort: a rejection is logged). */
+  readonly giveUp?: (submission: GoalSubmission, error: ErrorEnvelope) => Promise<void>;
   readonly log: ContextLogger;
 }
+
+/** Goals whose failure counts this instance remembers at most (the oldest are forgotten first). */
+const MAX_TRACKED_FAILURES = 1_000;
 
 export type GoalHandler = (
   submission: GoalSubmission,
@@ -31,7 +48,8 @@ const ns = (ms: number) => ms * 1_000_000;
  * goes to one of them). `concurrency` workers each pull one goal at a time. While a goal is held its message is kept
  * alive with `working()`; it is acked only once the goal is terminal and recorded, so an instance that dies leaves the
  * goal to be redelivered to any instance, which resumes it from its checkpoint. A submission that does not parse is
- * terminated (logged with its code) and never retried.
+ * terminated (logged with its code) and never retried; so is a goal whose handling threw `maxFailedDeliveries` times in
+ * a row (recorded as failed through `giveUp`).
  */
 export class GoalConsumer {
   private stopping = false;
@@ -40,6 +58,12 @@ export class GoalConsumer {
   /** Pull requests in flight, and who waits for them to end. */
   private pulls = 0;
   private pullsDone: (() => void)[] = [];
+  /**
+   * Deliveries in a row whose handling threw, per goal id. Counted in memory, not from the message's delivery count:
+   * that one also counts hand-backs for a busy thread, which may legitimately be many. With several instances a goal
+   * is given up after at most that many failures on each.
+   */
+  private readonly failures = new Map<string, number>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -143,8 +167,14 @@ export class GoalConsumer {
         },
         this.suspend.signal,
       );
+      this.failures.delete(goalId); // handled without an error: the failures are no longer in a row
     } catch (err) {
-      log.warn('goal handed back after an error', { goalId, error: String(err) });
+      const failures = this.countFailure(goalId);
+      if (failures >= (this.options.maxFailedDeliveries ?? 5)) {
+        await this.giveUp(msg, parsed.data, failures, err); // kept alive meanwhile (the heartbeat stops below)
+        return;
+      }
+      log.warn('goal handed back after an error', { goalId, failures, error: String(err) });
       result = 'retry';
     } finally {
       clearInterval(heartbeat);
@@ -162,5 +192,39 @@ export class GoalConsumer {
       case 'drop':
         break;
     }
+  }
+
+  private countFailure(goalId: string): number {
+    const failures = (this.failures.get(goalId) ?? 0) + 1;
+    this.failures.delete(goalId); // re-inserted last: the map's order is the age of the last failure
+    this.failures.set(goalId, failures);
+    for (const oldest of this.failures.keys()) {
+      if (this.failures.size <= MAX_TRACKED_FAILURES) break;
+      this.failures.delete(oldest);
+    }
+    return failures;
+  }
+
+  /** Terminates the message of a goal whose deliveries keep failing, and records it as failed. */
+  private async giveUp(
+    msg: JsMsg,
+    submission: GoalSubmission,
+    failures: number,
+    err: unknown,
+  ): Promise<void> {
+    const { goalId } = submission;
+    const reason = err instanceof Error ? err.message : String(err);
+    const error = errorEnvelope(
+      'INTERNAL',
+      `given up after ${failures} deliveries in a row that failed: ${reason.slice(0, 500)}`,
+    );
+    this.options.log.error('goal given up', { goalId, seq: msg.seq, code: error.code, error: error.message });
+    this.failures.delete(goalId);
+    await this.options
+      .giveUp?.(submission, error)
+      .catch((e: unknown) =>
+        this.options.log.warn('given-up goal not recorded', { goalId, error: String(e) }),
+      );
+    msg.term();
   }
 }

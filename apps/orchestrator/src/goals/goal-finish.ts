@@ -1,9 +1,16 @@
 import { type PursuitOutcome, formatSteps } from '@novelrag/agenturn';
-import { type GoalOutcome, type LimitHit, type WorkspaceState, canTransition } from '@novelrag/contracts';
+import {
+  type GoalOutcome,
+  type GoalRecord,
+  type LimitHit,
+  type ThreadHistoryEntry,
+  type WorkspaceState,
+  canTransition,
+} from '@novelrag/contracts';
 import type { ThreadStore } from '../threads/thread-store';
 import type { GoalCheckpoint } from './goal-checkpoint';
 import { goalOutcomeOf } from './goal-records';
-import type { GoalTrace } from './goal-trace';
+import type { GoalTrace, GoalTraceDraft } from './goal-trace';
 
 /** The bounds a finished pursuit is measured against (for `limit.hit`). */
 export interface AppliedLimits {
@@ -69,7 +76,8 @@ export interface FinishOptions {
 
 /**
  * Records a terminal outcome: the goal record (CAS), the thread's history and workspace, then the final trace event
- * (`limit.hit` first when a budget ended it). After this the JetStream message may be acked.
+ * (`limit.hit` first when a budget ended it). After this the JetStream message may be acked. When a step after the
+ * terminal record fails, the message is handed back and its redelivery completes the rest (`settleFinished`).
  */
 export async function finishGoal(outcome: GoalOutcome, options: FinishOptions): Promise<void> {
   const { checkpoint, trace } = options;
@@ -96,33 +104,32 @@ export async function finishGoal(outcome: GoalOutcome, options: FinishOptions): 
     }),
     outcome.reason,
   );
-  await options.threads.finishGoal(
-    record.threadId,
-    {
-      goalId: record.goalId,
-      request: record.request,
-      goal: record.goal,
-      status: outcome.status,
-      response: outcome.response,
-      finishedAt: outcome.finishedAt,
-    },
-    options.workspace ?? (await options.threads.get(record.threadId)).workspace,
-  );
+  await options.threads.finishGoal(record.threadId, historyEntryOf(record, outcome), options.workspace);
+  trace.emit(finalEvent(outcome, options.requestedBy));
+  await trace.flush();
+}
+
+/** The thread history entry of a finished goal. */
+export function historyEntryOf(record: GoalRecord, outcome: GoalOutcome): ThreadHistoryEntry {
+  return {
+    goalId: record.goalId,
+    request: record.request,
+    goal: record.goal,
+    status: outcome.status,
+    response: outcome.response,
+    finishedAt: outcome.finishedAt,
+  };
+}
+
+/** The trace event that ends a goal's trace (what SSE followers wait for). */
+export function finalEvent(outcome: GoalOutcome, requestedBy?: string): GoalTraceDraft {
   switch (outcome.status) {
     case 'completed':
-      trace.emit({ kind: 'goal.completed', outcome });
-      break;
+      return { kind: 'goal.completed', outcome };
     case 'cancelled':
-      trace.emit({
-        kind: 'goal.cancelled',
-        outcome,
-        ...(options.requestedBy ? { requestedBy: options.requestedBy } : {}),
-      });
-      break;
+      return { kind: 'goal.cancelled', outcome, ...(requestedBy ? { requestedBy } : {}) };
     case 'failed':
     case 'abandoned':
-      trace.emit({ kind: 'goal.failed', outcome, ...(outcome.error ? { error: outcome.error } : {}) });
-      break;
+      return { kind: 'goal.failed', outcome, ...(outcome.error ? { error: outcome.error } : {}) };
   }
-  await trace.flush();
 }

@@ -7,8 +7,11 @@ import {
   toErrorInfo,
   userGoal,
 } from '@novelrag/agenturn';
+import type { TraceDraft } from '@novelrag/bus';
 import {
+  type ErrorEnvelope,
   ErrorCode,
+  FINAL_TRACE_KINDS,
   type GoalRecord,
   type GoalSubmission,
   ToolName,
@@ -20,9 +23,9 @@ import { ActionDetermineLoop, type ActionDetermineLoopOptions, LlmGoalTranslator
 import { formatThreadHistory } from '../threads/thread-store';
 import { ClaimWatch } from '../tools/claim-watch';
 import { RemoteToolExecutor, invocationIdOf } from '../tools/remote-tool-executor';
-import { GoalCheckpoint } from './goal-checkpoint';
+import { GoalCheckpoint, Superseded } from './goal-checkpoint';
 import { GoalExecutionContext, onRuntimeEvent } from './goal-context';
-import { type AppliedLimits, finalOutcome, finishGoal } from './goal-finish';
+import { type AppliedLimits, finalEvent, finalOutcome, finishGoal, historyEntryOf } from './goal-finish';
 import { earlyOutcome, newGoalRecord, outcomeOfStep, stepRecordOf, toJsonObject } from './goal-records';
 import { GoalTrace } from './goal-trace';
 import { ResumingDeterminer, Suspended, dispatchTracing } from './pursuit-parts';
@@ -44,7 +47,7 @@ export async function pursueGoal(
   const { store, publisher, settings } = deps;
   let record = (await store.get(submission.goalId)) ?? (await store.create(newGoalRecord(submission)));
   if (isTerminalStatus(record.status)) {
-    if (record.status === 'cancelled' && record.deadline === undefined) await traceQueuedCancel(record, deps);
+    await settleFinished(record, deps);
     return 'ack';
   }
   const held = await deps.leases.acquire({
@@ -58,7 +61,11 @@ export async function pursueGoal(
   if (!held) return suspend.aborted ? 'release' : 'retry';
   try {
     record = (await store.get(submission.goalId)) ?? record;
-    if (isTerminalStatus(record.status)) return 'ack';
+    // Cancelled by the gateway while it waited for the thread (or ended by an earlier delivery meanwhile).
+    if (isTerminalStatus(record.status)) {
+      await settleFinished(record, deps);
+      return 'ack';
+    }
     await publisher.resume(record.goalId); // continue the numbering of whoever traced this goal before
     const run = new PursuitRun(submission, record, delivery, deps, suspend, held.lost);
     return await run.execute();
@@ -69,19 +76,58 @@ export async function pursueGoal(
 }
 
 /**
- * A goal the gateway cancelled while it was queued never ran, so nobody traced its end: record it now, so that trace
- * followers (SSE) see a final event. Best effort.
+ * A terminal goal delivered (again): completes the parts of its end that may be missing, idempotently. The gateway
+ * cancels a queued goal without tracing it, and a pursuit that failed after writing the terminal record (thread or trace
+ * update) was handed back with the rest undone. Adds the thread history entry of a goal that ran (when missing) and the
+ * final trace event (when the goal's trace has none). Throws when that fails, so the delivery is retried (bounded by
+ * the consumer).
  */
-async function traceQueuedCancel(record: GoalRecord, deps: PursuitDeps): Promise<void> {
-  if (!record.outcome) return;
+export async function settleFinished(
+  record: GoalRecord,
+  deps: Pick<PursuitDeps, 'threads' | 'publisher'>,
+): Promise<void> {
+  const outcome = record.outcome;
+  if (!outcome) return;
+  // Only a pickup sets the deadline: a goal cancelled while queued never ran and has no place in the thread's history.
+  if (record.deadline !== undefined) {
+    const thread = await deps.threads.get(record.threadId);
+    if (!thread.history.some((h) => h.goalId === record.goalId)) {
+      await deps.threads.finishGoal(record.threadId, historyEntryOf(record, outcome));
+    }
+  }
   try {
-    await deps.publisher.resume(record.goalId);
-    const trace = new GoalTrace(deps.publisher, record.goalId, record.threadId, deps.log, record.usage);
-    trace.emit({ kind: 'goal.cancelled', outcome: record.outcome });
-    await trace.flush();
+    const stored = await deps.publisher.resume(record.goalId);
+    if (FINAL_TRACE_KINDS.some((kind) => stored.kinds.has(kind))) return;
+    const event = { ...finalEvent(outcome), goalId: record.goalId, threadId: record.threadId } as TraceDraft;
+    await deps.publisher.publish(event);
   } finally {
     deps.publisher.forget(record.goalId);
   }
+}
+
+/**
+ * Gives up a goal whose deliveries keep failing before a pursuit could start (the consumer terminates its message):
+ * marks it failed with `error` unless it already ended, and records its end like any other. Throws when the record
+ * cannot be read or written (the caller logs it; the goal then stays as it is).
+ */
+export async function giveUpGoal(
+  goalId: string,
+  error: ErrorEnvelope,
+  deps: Pick<PursuitDeps, 'store' | 'threads' | 'publisher'>,
+): Promise<void> {
+  const record = await deps.store.mutate(goalId, (current) =>
+    isTerminalStatus(current.status)
+      ? null
+      : {
+          ...current,
+          status: 'failed',
+          outcome: earlyOutcome(current, 'failed', error.message, error),
+          inFlight: undefined,
+          pendingInteraction: undefined,
+          updatedAt: new Date().toISOString(),
+        },
+  );
+  await settleFinished(record, deps);
 }
 
 class PursuitRun implements RunningGoal {
@@ -90,6 +136,10 @@ class PursuitRun implements RunningGoal {
   private readonly checkpoint: GoalCheckpoint;
   private readonly cancelled = new AbortController();
   private readonly overBudget = new AbortController();
+  /** Aborted once another pursuit took the goal over (a fenced checkpoint write or read saw it). */
+  private readonly superseded = new AbortController();
+  /** The `attempts` this pursuit wrote at pickup (undefined before it). */
+  private attempt: number | undefined;
   private readonly tokenBudget: number;
   private requestedBy: string | undefined;
   private interactions: GoalInteractions | undefined;
@@ -114,7 +164,7 @@ class PursuitRun implements RunningGoal {
         if (this.tokenBudget > 0 && u.totalTokens > this.tokenBudget) this.overBudget.abort();
       },
     );
-    this.checkpoint = new GoalCheckpoint(deps.store, record, this.trace);
+    this.checkpoint = new GoalCheckpoint(deps.store, record, this.trace, () => this.superseded.abort());
   }
 
   // RunningGoal: what the bus handlers call.
@@ -157,17 +207,43 @@ class PursuitRun implements RunningGoal {
       );
     }, deps.settings.cancelPollMs);
     poll.unref();
+    let result: PursuitResult;
     try {
-      return await this.pursue();
+      result = await this.pursue().catch((err: unknown) => {
+        // Another pursuit owns the goal now: it acks or hands back the message, not this one.
+        if (err instanceof Superseded) return 'drop' as const;
+        throw err;
+      });
     } finally {
       clearInterval(poll);
       deps.running.remove(this);
       await this.trace.flush();
     }
+    if (result === 'release') await this.undoAttempt();
+    return result;
+  }
+
+  /**
+   * A hand-back because this instance shuts down is no failed attempt: the one counted at pickup is undone, so rolling
+   * restarts never use up `maxAttempts` (a crash cannot undo it and still counts). Done while the thread is still held,
+   * so the next pickup cannot interleave. Best effort: a failed undo only costs an attempt. (The count may then equal
+   * the fence of an older, stale pursuit again; such a one can only write while nobody pursues the goal, until the next
+   * pickup moves the count on.)
+   */
+  private async undoAttempt(): Promise<void> {
+    if (this.attempt === undefined) return;
+    await this.checkpoint
+      .write((current) => ({ attempts: Math.max(0, (current.attempts ?? 0) - 1) }))
+      .catch((err: unknown) =>
+        this.deps.log.warn('attempt of a handed-back goal not undone', {
+          goalId: this.goalId,
+          error: err instanceof Error ? err.message : String(err),
+        }),
+      );
   }
 
   private stopped(): PursuitResult | null {
-    if (this.lost.aborted) return 'drop';
+    if (this.lost.aborted || this.superseded.signal.aborted) return 'drop';
     if (this.suspend.aborted) return 'release';
     return null;
   }
@@ -223,6 +299,9 @@ class PursuitRun implements RunningGoal {
       }),
       resumed ? 'resumed after a redelivery' : 'picked up',
     );
+    // From here on, every write of this pursuit is refused once another pursuit picked the goal up after it.
+    this.attempt = record.attempts ?? 0;
+    checkpoint.fence(this.attempt);
 
     const thread = await deps.threads.get(record.threadId);
     const historyText = formatThreadHistory(thread.history, settings.historyItems ?? 5);
@@ -230,7 +309,13 @@ class PursuitRun implements RunningGoal {
       formatRecent: (n) => formatThreadHistory(thread.history, n),
     };
     const lang = record.lang ?? settings.defaultLang;
-    const signal = AbortSignal.any([this.cancelled.signal, this.overBudget.signal, this.suspend, this.lost]);
+    const signal = AbortSignal.any([
+      this.cancelled.signal,
+      this.overBudget.signal,
+      this.suspend,
+      this.lost,
+      this.superseded.signal,
+    ]);
 
     // Request → goal, once (a resumed goal keeps its translation).
     let goalText = record.goal;
@@ -304,6 +389,9 @@ class PursuitRun implements RunningGoal {
       deadline,
       defaultTimeoutMs: settings.interactionTimeoutMs,
       signal,
+      // Handed back (SIGTERM, lost thread, taken over): a pending question is answered "retry", not "cancelled",
+      // so the runner records nothing and the re-sent invocation asks again on the next instance.
+      handBack: AbortSignal.any([this.suspend, this.lost, this.superseded.signal]),
     });
 
     const inFlight = record.inFlight;

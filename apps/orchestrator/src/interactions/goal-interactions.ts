@@ -26,6 +26,13 @@ export interface GoalInteractionsOptions {
   readonly defaultTimeoutMs: number;
   /** Aborts when the goal is cancelled or suspended. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts when this pursuit hands the goal back unfinished (graceful suspend, lost thread lease). The pursuit that
+   * resumes it re-sends the running invocation with the same id, so a question is then answered UNAVAILABLE
+   * (retryable: the runner records nothing, the re-sent invocation asks again), never CANCELLED (which the runner
+   * records as the step's result). Without it every abort answers CANCELLED.
+   */
+  readonly handBack?: AbortSignal;
   readonly now?: () => number;
 }
 
@@ -52,6 +59,7 @@ export class GoalInteractions {
   }
 
   async request(req: InteractionRequest): Promise<Reply<InteractionReply>> {
+    if (this.options.handBack?.aborted) return errorReply(this.stopped());
     const current = this.options.current();
     if (!current || current.invocationId !== req.invocationId) {
       return errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running'));
@@ -59,7 +67,7 @@ export class GoalInteractions {
     if (this.waiting) {
       return errorReply(errorEnvelope('CONFLICT', 'another interaction of this goal is pending'));
     }
-    if (this.options.signal.aborted) return errorReply(errorEnvelope('CANCELLED', 'the goal was cancelled'));
+    if (this.options.signal.aborted) return errorReply(this.stopped());
     const now = this.now();
     const expiresAt = Math.min(
       now + (req.timeoutMs ?? this.options.defaultTimeoutMs),
@@ -109,7 +117,7 @@ export class GoalInteractions {
     clearTimeout(timer);
     this.options.signal.removeEventListener('abort', onAbort);
     if (this.waiting === waiting) this.waiting = undefined;
-    if (result === 'aborted') return errorReply(errorEnvelope('CANCELLED', 'the goal was cancelled'));
+    if (result === 'aborted') return errorReply(this.stopped());
     if (result === 'timeout') {
       this.options.trace.emit({
         kind: 'interaction.timed_out',
@@ -148,6 +156,13 @@ export class GoalInteractions {
         waiting.settle(answer);
       });
     return okReply({ accepted: true as const });
+  }
+
+  /** Why a question is not answered: the goal ended (cancel, budget) or this pursuit handed it back. */
+  private stopped(): ErrorEnvelope {
+    return this.options.handBack?.aborted
+      ? errorEnvelope('UNAVAILABLE', 'the goal was handed to another orchestrator; ask again')
+      : errorEnvelope('CANCELLED', 'the goal was cancelled');
   }
 
   private async resume(reason: string): Promise<void> {

@@ -14,7 +14,7 @@ import type { OrchestratorEnv } from '../config';
 import { GoalBusHandlers } from '../goals/goal-bus-handlers';
 import { GoalConsumer } from '../goals/goal-consumer';
 import { ResourceBacklog } from '../goals/goal-context';
-import { type PursuitDeps, type PursuitSettings, pursueGoal } from '../goals/goal-pursuit';
+import { type PursuitDeps, type PursuitSettings, giveUpGoal, pursueGoal } from '../goals/goal-pursuit';
 import { RunningGoals } from '../goals/running-goals';
 import { NatsResourceReader } from '../loop';
 import { ThreadLeases } from '../threads/thread-lease';
@@ -143,6 +143,8 @@ export class Orchestrator {
       {
         concurrency: this.env.NOVELRAG_GOAL_CONCURRENCY,
         ackWaitMs: this.env.NOVELRAG_GOAL_ACK_WAIT_MS,
+        maxFailedDeliveries: this.env.NOVELRAG_GOAL_MAX_ATTEMPTS,
+        giveUp: (submission, error) => giveUpGoal(submission.goalId, error, deps),
         log: this.log,
       },
     );

@@ -63,11 +63,14 @@ export class ThreadStore {
     return this.update(threadId, (t) => ({ ...t, workspace }));
   }
 
-  /** Records a finished goal (newest last, at most MAX_THREAD_HISTORY) together with the final workspace. */
-  finishGoal(threadId: string, entry: ThreadHistoryEntry, workspace: WorkspaceState): Promise<ThreadRecord> {
+  /**
+   * Records a finished goal (newest last, at most MAX_THREAD_HISTORY; again for the same goal replaces its entry)
+   * together with the final workspace (the stored one is kept when none is given).
+   */
+  finishGoal(threadId: string, entry: ThreadHistoryEntry, workspace?: WorkspaceState): Promise<ThreadRecord> {
     return this.update(threadId, (t) => ({
       ...t,
-      workspace,
+      workspace: workspace ?? t.workspace,
       history: [...t.history.filter((h) => h.goalId !== entry.goalId), entry].slice(-MAX_THREAD_HISTORY),
     }));
   }

@@ -1,13 +1,33 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { TraceEvent } from '@novelrag/contracts';
 import { ensureTraceStream } from './streams';
 import { TracePublisher, type TraceDraft } from './trace-publisher';
 
 // The test kit depends on this lib, so this suite uses the machine's NATS directly (NATS_URL or the default).
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const suffix = `${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+/** A connection whose `request` (what a JetStream publish uses) goes through `intercept`. */
+function intercepted(
+  nc: NatsConnection,
+  intercept: (subject: string, send: () => Promise<Msg>) => Promise<Msg>,
+): NatsConnection {
+  return new Proxy(nc, {
+    get(target, prop, receiver) {
+      if (prop === 'request') {
+        return (subject: string, data: unknown, opts: unknown) =>
+          intercept(subject, () =>
+            (target.request as (...args: unknown[]) => Promise<Msg>).call(target, subject, data, opts),
+          );
+      }
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 const draft = (goalId: string): TraceDraft => {
   const {
     schemaVersion: _v,
@@ -21,6 +41,18 @@ const draft = (goalId: string): TraceDraft => {
     ),
   ) as Record<string, unknown>;
   return { ...rest, goalId, threadId: goalId } as TraceDraft;
+};
+
+/** A `goal.accepted` draft told apart by its request text. */
+const asking = (goalId: string, request: string) => ({ ...draft(goalId), request }) as TraceDraft;
+
+const cancelledOutcome = {
+  status: 'cancelled',
+  response: '',
+  reason: 'cancelled',
+  steps: 0,
+  tokens: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+  finishedAt: new Date().toISOString(),
 };
 
 describe('TracePublisher (real JetStream)', () => {
@@ -64,5 +96,83 @@ describe('TracePublisher (real JetStream)', () => {
       publisher.publish({ ...draft('gc'), kind: 'goal.accepted', source: 'martian' } as never),
     ).rejects.toThrow();
     expect((await publisher.publish(draft('gc'))).seq).toBe(0);
+  });
+
+  /** The goal's stored events, in stream order. */
+  const stored = async (goalId: string): Promise<TraceEvent[]> => {
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(stream);
+    const events: TraceEvent[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      if (!msg?.subject.startsWith(`${root}.${goalId}.`)) continue;
+      const parsed = TraceEvent.safeParse(JSON.parse(msg.string()));
+      if (parsed.success) events.push(parsed.data);
+    }
+    return events;
+  };
+
+  it('re-publishes an event whose ack was lost under the same seq, so the next event is not de-duplicated away', async () => {
+    let publishes = 0;
+    // The 2nd publish reaches the stream but its ack is lost (the client times out).
+    const lossy = intercepted(nc, async (subject, send) => {
+      const reply = await send();
+      if (subject.startsWith(root) && ++publishes === 2) throw new Error('TIMEOUT');
+      return reply;
+    });
+    const publisher = new TracePublisher(lossy, { ...options, retryDelayMs: 10 });
+    const seqs = [];
+    for (let i = 0; i < 3; i++) seqs.push((await publisher.publish(asking('gd', `r${i}`))).seq);
+    expect(seqs).toEqual([0, 1, 2]);
+    expect((await stored('gd')).map((e) => [e.seq, 'request' in e ? e.request : null])).toEqual([
+      [0, 'r0'],
+      [1, 'r1'],
+      [2, 'r2'],
+    ]);
+  });
+
+  it('gives up the seq of an event it could not publish at all, and throws', async () => {
+    let failing = false;
+    const down = intercepted(nc, (subject, send) =>
+      failing && subject.startsWith(root) ? Promise.reject(new Error('TIMEOUT')) : send(),
+    );
+    const publisher = new TracePublisher(down, { ...options, retryDelayMs: 10 });
+    expect((await publisher.publish(draft('ge'))).seq).toBe(0);
+    failing = true;
+    const attempts = publisher.publish(draft('ge'));
+    await expect(attempts).rejects.toThrow('TIMEOUT');
+    failing = false;
+    // seq 1 may have been stored after all: the next event never takes it.
+    expect((await publisher.publish(draft('ge'))).seq).toBe(2);
+  });
+
+  it('resumes after the newest trace event, skipping messages on the goal subjects that are not trace events', async () => {
+    const first = new TracePublisher(nc, options);
+    await first.publish(draft('gf'));
+    await first.publish({ ...draft('gf'), kind: 'goal.cancelled', outcome: cancelledOutcome } as TraceDraft);
+    nc.publish(`${root}.gf.junk`, 'not json');
+    // (It hides the last event of its kind; numbering goes on from the newest event of the others.)
+    nc.publish(`${root}.gf.goal.accepted`, JSON.stringify({ not: 'an event' }));
+    await nc.flush();
+
+    const next = new TracePublisher(nc, options);
+    const resumed = await next.resume('gf');
+    expect(resumed.next).toBe(2);
+    expect([...resumed.kinds]).toEqual(['goal.cancelled']);
+    expect((await next.publish(draft('gf'))).seq).toBe(2);
+    expect(await new TracePublisher(nc, options).resume('gx')).toEqual({ next: 0, kinds: new Set() });
+  });
+
+  it('moves on to the next seq when another message already holds the one it was given', async () => {
+    const stale = new TracePublisher(nc, options);
+    await stale.resume('gg');
+    const current = new TracePublisher(nc, options);
+    expect((await current.publish(asking('gg', 'current'))).seq).toBe(0);
+    // The stale publisher still counts from 0: its event must not be de-duplicated away.
+    expect((await stale.publish(asking('gg', 'stale'))).seq).toBe(1);
+    expect((await stored('gg')).map((e) => ('request' in e ? e.request : null))).toEqual([
+      'current',
+      'stale',
+    ]);
   });
 });

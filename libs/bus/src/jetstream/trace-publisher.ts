@@ -1,6 +1,6 @@
 import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { SCHEMA_VERSION, Streams, Subjects, TraceEvent } from '@novelrag/contracts';
+import { SCHEMA_VERSION, Streams, Subjects, TraceEvent, type TraceKind } from '@novelrag/contracts';
 
 type WithoutEnvelope<T> = T extends unknown
   ? Omit<T, 'schemaVersion' | 'seq' | 'at'> & { at?: string }
@@ -14,12 +14,28 @@ export interface TracePublisherOptions {
   readonly subjectOf?: (goalId: string, kind: string) => string;
   readonly goalFilter?: (goalId: string) => string;
   readonly timeoutMs?: number;
+  /** Delay before the first re-publish of an event whose publish failed (doubled for each further one; default 250). */
+  readonly retryDelayMs?: number;
 }
 
+/** What `resume` found of a goal's stored trace. */
+export interface StoredTrace {
+  /** The seq the goal's next event gets. */
+  readonly next: number;
+  /** The kinds of the goal's stored events (whether its end was traced, for one). */
+  readonly kinds: ReadonlySet<TraceKind>;
+}
+
+/** Publishes of one event before `publish` gives up (each bounded by `timeoutMs`). */
+const PUBLISH_ATTEMPTS = 3;
+/** Seqs found taken by other messages, one after another, before `publish` gives up. */
+const MAX_TAKEN_SEQS = 3;
+
 /**
- * Publishes trace events to JetStream (TRACE captures them) with a gap-free per-goal `seq`. After a crash the next
- * instance calls `resume(goalId)`, which reads the goal's last stored event so numbering continues; each event's
- * `Nats-Msg-Id` is `<goalId>:<seq>`, so re-publishing after a retry is de-duplicated by the stream.
+ * Publishes trace events to JetStream (TRACE captures them) with a per-goal `seq` (a gap only where an event could not be
+ * published at all). After a crash the next instance calls `resume(goalId)`, which reads the goal's newest stored event
+ * so numbering continues; each event's `Nats-Msg-Id` is `<goalId>:<seq>`, so re-publishing after a retry is
+ * de-duplicated by the stream.
  * `publish` validates the event against the contract first and rejects (never publishes) an invalid one.
  */
 export class TracePublisher {
@@ -30,47 +46,97 @@ export class TracePublisher {
     private readonly options: TracePublisherOptions = {},
   ) {}
 
-  async resume(goalId: string): Promise<number> {
+  /**
+   * Reads the goal's stored trace so numbering continues after its newest event. It reads the last event of each kind
+   * (one subject per kind) rather than only the last message: a message on the goal's subjects that is not a trace
+   * event (anyone may publish there) is skipped instead of hiding the real numbering or failing the pursuit.
+   */
+  async resume(goalId: string): Promise<StoredTrace> {
     const consumer = await jetstream(this.nc).consumers.get(this.options.stream ?? Streams.trace.name, {
       filter_subjects: (this.options.goalFilter ?? Subjects.traceOfGoal)(goalId),
-      deliver_policy: DeliverPolicy.Last,
+      deliver_policy: DeliverPolicy.LastPerSubject,
     });
-    // A new goal has no stored event: ask the consumer first instead of waiting out a pull's expiry (it cost ~1 s at
-    // every goal's first event).
-    const { num_pending: pending } = await consumer.info(true);
-    const last = pending > 0 ? await consumer.next({ expires: 1_000 }) : null;
-    let seq = 0;
-    if (last) {
-      const parsed = TraceEvent.safeParse(last.json());
-      seq = parsed.success ? parsed.data.seq + 1 : 0;
+    let next = 0;
+    const kinds = new Set<TraceKind>();
+    try {
+      // A new goal has no stored event: ask the consumer first instead of waiting out a fetch's expiry (it cost ~1 s at
+      // every goal's first event).
+      const { num_pending: pending } = await consumer.info(true);
+      if (pending > 0) {
+        for await (const msg of await consumer.fetch({ max_messages: pending, expires: 1_000 })) {
+          const parsed = TraceEvent.safeParse(parseJson(msg.data));
+          if (parsed.success && parsed.data.goalId === goalId) {
+            next = Math.max(next, parsed.data.seq + 1);
+            kinds.add(parsed.data.kind);
+          }
+        }
+      }
+    } finally {
+      await consumer.delete().catch(() => undefined);
     }
-    await consumer.delete().catch(() => undefined);
-    this.next.set(goalId, seq);
-    return seq;
+    this.next.set(goalId, next);
+    return { next, kinds };
   }
 
+  /**
+   * Publishes one event under the goal's next seq. A failed publish may still have been stored (only its ack was lost),
+   * so its seq may be taken: the same event is re-published under the same seq and `Nats-Msg-Id` (a duplicate ack then
+   * means the first attempt landed) and the seq advances only once it is acked. When every attempt fails the seq is
+   * given up (a gap: never a different event under a seq that may be taken) and the error is thrown. A duplicate ack to
+   * a first attempt means another message holds the seq (one published concurrently, or stored after `resume` read the
+   * trace): the event then takes the next seq instead of being de-duplicated away.
+   */
   async publish(draft: TraceDraft): Promise<TraceEvent> {
-    const seq = this.next.get(draft.goalId) ?? (await this.resume(draft.goalId));
-    const event = TraceEvent.parse({
+    let event = TraceEvent.parse({
       ...draft,
       schemaVersion: SCHEMA_VERSION,
-      seq,
+      seq: this.next.get(draft.goalId) ?? (await this.resume(draft.goalId)).next,
       at: draft.at ?? new Date().toISOString(),
     });
+    for (let taken = 0; ; taken++) {
+      let stored: boolean;
+      try {
+        stored = await this.store(event);
+      } finally {
+        this.next.set(event.goalId, event.seq + 1); // used up, whether it now holds this event or not
+      }
+      if (stored) return event;
+      if (taken >= MAX_TAKEN_SEQS) throw new Error(`trace seq ${event.seq} of goal ${event.goalId} is taken`);
+      event = { ...event, seq: event.seq + 1 };
+    }
+  }
+
+  /** Publishes `event` until acked (bounded); false when its seq was already taken by another message. */
+  private async store(event: TraceEvent): Promise<boolean> {
     const subject = (this.options.subjectOf ?? Subjects.trace)(event.goalId, event.kind);
-    await jetstream(this.nc, { timeout: this.options.timeoutMs ?? 5_000 }).publish(
-      subject,
-      JSON.stringify(event),
-      {
-        msgID: `${event.goalId}:${seq}`,
-      },
-    );
-    this.next.set(draft.goalId, seq + 1);
-    return event;
+    const js = jetstream(this.nc, { timeout: this.options.timeoutMs ?? 5_000 });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const ack = await js.publish(subject, JSON.stringify(event), {
+          msgID: `${event.goalId}:${event.seq}`,
+        });
+        return !(ack.duplicate && attempt === 1);
+      } catch (err) {
+        if (attempt >= PUBLISH_ATTEMPTS) throw err;
+        await delay((this.options.retryDelayMs ?? 250) * 2 ** (attempt - 1));
+      }
+    }
   }
 
   /** Forget a finished goal's counter. */
   forget(goalId: string): void {
     this.next.delete(goalId);
   }
+}
+
+function parseJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

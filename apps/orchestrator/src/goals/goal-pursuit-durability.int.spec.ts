@@ -1,0 +1,361 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { type Decision, ToolCatalog, operationPlan, resolution } from '@novelrag/agenturn';
+import { deferred } from '@novelrag/agenturn/testing';
+import { type ContextLogger, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
+import {
+  GoalSubmission,
+  SCHEMA_VERSION,
+  Streams,
+  Subjects,
+  TraceEvent,
+  type ToolInvocation,
+  emptyWorkspace,
+  errorEnvelope,
+} from '@novelrag/contracts';
+import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
+import { ThreadLeases } from '../threads/thread-lease';
+import { ThreadStore } from '../threads/thread-store';
+import { type PursuitDeps, type PursuitSettings, giveUpGoal, pursueGoal } from './goal-pursuit';
+import { newGoalRecord } from './goal-records';
+import type { Planner } from './pursuit-types';
+import { RunningGoals } from './running-goals';
+
+jest.setTimeout(30_000);
+
+const log = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+} as unknown as ContextLogger;
+
+const settings: PursuitSettings = {
+  maxSteps: 10,
+  maxIterations: 3,
+  minIterations: 1,
+  wallClockMs: 60_000,
+  tokenBudget: 0,
+  interactionTimeoutMs: 5_000,
+  threadWaitMs: 5_000,
+  toolTimeoutMs: 5_000,
+  maxAttempts: 3,
+  defaultLang: 'en',
+  cancelPollMs: 500,
+  toolClaimGraceMs: 2_000,
+};
+
+/** A planner that plays `decisions` in order, one per decision. */
+function scripted(decisions: Decision[]): () => Planner {
+  return () => {
+    const queue = [...decisions];
+    return {
+      determineAction: () => {
+        const next = queue.shift();
+        return next ? Promise.resolve(next) : Promise.reject(new Error('script exhausted'));
+      },
+      workspace: () => emptyWorkspace(),
+      lastAssessment: () => undefined,
+      toolWorkspace: () => ({ segments: [], excludedUris: [] }),
+    } as unknown as Planner;
+  };
+}
+
+const jsonOrNull = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+};
+
+const safeName = (prefix: string) => uniqueName(prefix).replace(/[^A-Za-z0-9_-]/g, '_');
+
+/**
+ * What one delivery of a goal must leave behind when things go wrong in between: pursuits called in process over a
+ * private nats-server (goal KV, thread KV, thread leases, TRACE stream), with an `echo` tool answered by the test.
+ */
+describe('goal pursuit durability (real NATS)', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let store: GoalStore;
+  let threads: ThreadStore;
+  let leases: ThreadLeases;
+  let toolSub: Subscription;
+  const received: ToolInvocation[] = [];
+  /** Holds the answer to an invocation while the returned promise is pending (undefined: answer at once). */
+  let hold: ((inv: ToolInvocation) => Promise<void> | undefined) | undefined;
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    await ensureTraceStream(nc);
+    store = await GoalStore.open(nc);
+    threads = await ThreadStore.open(nc);
+    leases = await ThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 });
+    toolSub = nc.subscribe(Subjects.toolInvoke('echo'), {
+      callback: (_err, msg: Msg) => {
+        const inv = msg.json<ToolInvocation>();
+        received.push(inv);
+        void (async () => {
+          await hold?.(inv);
+          msg.respond(JSON.stringify({ type: 'result', result: `echo ${JSON.stringify(inv.params)}` }));
+        })();
+      },
+    });
+  });
+
+  afterEach(() => {
+    hold = undefined;
+  });
+
+  afterAll(async () => {
+    toolSub?.unsubscribe();
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  const depsWith = (planner: () => Planner, over: Partial<PursuitDeps> = {}): PursuitDeps => ({
+    nc,
+    store,
+    threads,
+    leases,
+    tools: {
+      timeoutOf: () => undefined,
+      served: () => Promise.resolve(undefined),
+      live: () => new ToolCatalog([]),
+      markUnavailable: () => undefined,
+    } as unknown as PursuitDeps['tools'],
+    publisher: new TracePublisher(nc),
+    model: {} as PursuitDeps['model'],
+    renderer: {} as PursuitDeps['renderer'],
+    resources: {} as PursuitDeps['resources'],
+    running: new RunningGoals(),
+    backlog: { add: () => undefined },
+    settings,
+    log,
+    planner,
+    ...over,
+  });
+
+  let streamSeq = 0;
+  /** Stores a new goal as the gateway does; `delivery(n)` is its n-th JetStream delivery. */
+  const submit = async (threadId?: string) => {
+    streamSeq += 1;
+    const seq = streamSeq;
+    const submission = GoalSubmission.parse({
+      schemaVersion: SCHEMA_VERSION,
+      goalId: safeName('g'),
+      ...(threadId ? { threadId } : {}),
+      goal: 'echo something',
+      beliefs: [],
+      submittedAt: new Date().toISOString(),
+      source: 'user',
+    });
+    await store.create(newGoalRecord(submission));
+    return { submission, delivery: (attempt = 1) => ({ attempt, seq, keepAlive: () => undefined }) };
+  };
+
+  /** The goal's events as stored in the TRACE stream (anything that is not a trace event is skipped). */
+  const storedTrace = async (goalId: string): Promise<TraceEvent[]> => {
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(Streams.trace.name);
+    const events: TraceEvent[] = [];
+    for (let s = info.state.first_seq; s <= info.state.last_seq; s++) {
+      const m = await jsm.streams.getMessage(Streams.trace.name, { seq: s }).catch(() => null);
+      if (!m || !m.subject.startsWith(`novelrag.trace.${goalId}.`)) continue;
+      const parsed = TraceEvent.safeParse(jsonOrNull(m.string()));
+      if (parsed.success) events.push(parsed.data);
+    }
+    return events;
+  };
+  const kindsOf = async (goalId: string) => (await storedTrace(goalId)).map((e) => e.kind);
+
+  it('completes the thread history and the final trace event on redelivery when finishing failed after the terminal record', async () => {
+    const { submission, delivery } = await submit();
+    const deps = depsWith(
+      scripted([operationPlan('echo', { n: 1 }, 'say it'), resolution('success', 'said', 'done')]),
+    );
+    const spy = jest
+      .spyOn(threads, 'finishGoal')
+      .mockRejectedValueOnce(new Error('TIMEOUT: kv update timed out'));
+    try {
+      // The terminal record is stored, then the thread update fails: the consumer hands the message back.
+      await expect(pursueGoal(submission, delivery(1), deps, new AbortController().signal)).rejects.toThrow(
+        /TIMEOUT/,
+      );
+      expect((await store.get(submission.goalId))?.status).toBe('completed');
+      await expect(pursueGoal(submission, delivery(2), deps, new AbortController().signal)).resolves.toBe(
+        'ack',
+      );
+      // A further redelivery (a lost ack) adds nothing twice.
+      await expect(pursueGoal(submission, delivery(3), deps, new AbortController().signal)).resolves.toBe(
+        'ack',
+      );
+    } finally {
+      spy.mockRestore();
+    }
+    const record = (await store.get(submission.goalId))!;
+    const thread = await threads.get(record.threadId);
+    expect(thread.history.filter((h) => h.goalId === submission.goalId)).toEqual([
+      expect.objectContaining({ status: 'completed', response: 'said' }),
+    ]);
+    const events = await storedTrace(submission.goalId);
+    expect(events.filter((e) => e.kind === 'goal.completed')).toHaveLength(1);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+  });
+
+  it('refuses the checkpoint writes of a pursuit whose goal was taken over, and drops its delivery', async () => {
+    const { submission, delivery } = await submit(safeName('t'));
+    // A's lease clock lags 2 minutes and renews only every 20 s: B finds A's lease dead at once, and A does not notice
+    // (as when A's process was paused).
+    const pausedLeases = await ThreadLeases.open(nc, {
+      leaseMs: 60_000,
+      pollMs: 50,
+      now: () => Date.now() - 120_000,
+    });
+    const aGate = deferred();
+    const aDispatched = deferred();
+    hold = (inv) => {
+      if (inv.goalId !== submission.goalId || received.filter((r) => r.goalId === inv.goalId).length > 1)
+        return undefined;
+      aDispatched.resolve();
+      return aGate.promise; // A's tool call is answered only once B is done (B's replay of it at once)
+    };
+    const depsA = depsWith(
+      scripted([
+        operationPlan('echo', { by: 'A' }, 'A step 0'),
+        resolution('success', 'A says done', 'A done'),
+      ]),
+      { leases: pausedLeases },
+    );
+    const depsB = depsWith(
+      scripted([
+        // B replays A's in-flight step 0 from the checkpoint, then decides two more steps itself.
+        operationPlan('echo', { by: 'B', n: 1 }, 'B step 1'),
+        operationPlan('echo', { by: 'B', n: 2 }, 'B step 2'),
+        resolution('success', 'B says done', 'B done'),
+      ]),
+    );
+    const a = pursueGoal(submission, delivery(1), depsA, new AbortController().signal);
+    await aDispatched.promise;
+    await expect(pursueGoal(submission, delivery(2), depsB, new AbortController().signal)).resolves.toBe(
+      'ack',
+    );
+    const afterB = (await store.get(submission.goalId))!;
+    expect(afterB).toMatchObject({ status: 'completed', outcome: { response: 'B says done' } });
+    expect(afterB.steps).toHaveLength(3);
+
+    aGate.resolve(); // A wakes up: its tool answer arrives and it tries to checkpoint the step
+    await expect(a).resolves.toBe('drop');
+    const final = (await store.get(submission.goalId))!;
+    expect(final.revision).toBe(afterB.revision);
+    expect(final.steps).toHaveLength(3);
+  });
+
+  it('does not count graceful hand-backs as attempts, so rolling restarts never give a goal up', async () => {
+    const { submission, delivery } = await submit();
+    let dispatched = deferred();
+    hold = (inv) => {
+      if (inv.goalId !== submission.goalId) return undefined;
+      dispatched.resolve();
+      return new Promise<void>(() => undefined); // slow tool: the instance shuts down meanwhile
+    };
+    for (let i = 1; i <= settings.maxAttempts + 1; i++) {
+      dispatched = deferred();
+      const suspend = new AbortController();
+      const deps = depsWith(scripted([operationPlan('echo', { n: 0 }, 'step 0')]));
+      const run = pursueGoal(submission, delivery(i), deps, suspend.signal);
+      await dispatched.promise;
+      suspend.abort(); // SIGTERM: the goal is handed back
+      await expect(run).resolves.toBe('release');
+      expect((await store.get(submission.goalId))?.attempts).toBe(0);
+    }
+    hold = undefined;
+    const deps = depsWith(scripted([resolution('success', 'finally done', 'ok')]));
+    await expect(
+      pursueGoal(submission, delivery(settings.maxAttempts + 2), deps, new AbortController().signal),
+    ).resolves.toBe('ack');
+    expect((await store.get(submission.goalId))?.outcome).toMatchObject({
+      status: 'completed',
+      response: 'finally done',
+    });
+  });
+
+  it('still counts a pursuit that never handed its goal back (a crash) as an attempt', async () => {
+    const { submission, delivery } = await submit();
+    await store.mutate(submission.goalId, (g) => ({
+      ...g,
+      status: 'running',
+      attempts: settings.maxAttempts,
+    }));
+    const deps = depsWith(scripted([resolution('success', 'never', 'never')]));
+    await expect(pursueGoal(submission, delivery(2), deps, new AbortController().signal)).resolves.toBe(
+      'ack',
+    );
+    expect((await store.get(submission.goalId))?.outcome).toMatchObject({
+      status: 'failed',
+      reason: `gave up after ${settings.maxAttempts} pursuits that did not finish the goal`,
+    });
+  });
+
+  it('traces the end of a goal cancelled while it waited for its thread', async () => {
+    const threadId = safeName('t');
+    const holder = (await leases.acquire({ threadId, goalId: 'g-holder', seq: 0, maxWaitMs: 1_000 }))!;
+    const { submission, delivery } = await submit(threadId);
+    const run = pursueGoal(
+      submission,
+      delivery(1),
+      depsWith(scripted([resolution('success', 'ok', 'ok')])),
+      new AbortController().signal,
+    );
+    await new Promise((r) => setTimeout(r, 300)); // waiting for the thread
+    // The gateway cancels a queued goal at once (GoalsService.cancel), without tracing it.
+    await store.mutate(submission.goalId, (goal) => {
+      const now = new Date().toISOString();
+      return {
+        ...goal,
+        status: 'cancelled',
+        cancelRequested: true,
+        updatedAt: now,
+        outcome: {
+          status: 'cancelled',
+          response: '',
+          reason: 'cancelled before the pursuit started',
+          steps: 0,
+          tokens: goal.usage,
+          finishedAt: now,
+        },
+      };
+    });
+    await holder.release();
+    await expect(run).resolves.toBe('ack');
+    expect(await kindsOf(submission.goalId)).toEqual(['goal.cancelled']);
+    // It never ran: the thread's history does not show it.
+    expect((await threads.get(threadId)).history.some((h) => h.goalId === submission.goalId)).toBe(false);
+  });
+
+  it('pursues a goal whose trace subjects carry a message that is not a trace event', async () => {
+    const { submission, delivery } = await submit();
+    nc.publish(Subjects.trace(submission.goalId, 'junk'), 'not json');
+    await nc.flush();
+    const deps = depsWith(scripted([resolution('success', 'ok', 'ok')]));
+    await expect(pursueGoal(submission, delivery(1), deps, new AbortController().signal)).resolves.toBe(
+      'ack',
+    );
+    expect((await store.get(submission.goalId))?.status).toBe('completed');
+    expect(await kindsOf(submission.goalId)).toContain('goal.completed');
+  });
+
+  it('gives a goal up as failed with a coded reason and traces its end', async () => {
+    const { submission } = await submit();
+    const error = errorEnvelope('INTERNAL', 'given up after 3 deliveries in a row that failed: boom');
+    await giveUpGoal(submission.goalId, error, depsWith(scripted([])));
+    expect(await store.get(submission.goalId)).toMatchObject({
+      status: 'failed',
+      outcome: { status: 'failed', reason: error.message, error },
+    });
+    const events = await storedTrace(submission.goalId);
+    expect(events).toEqual([expect.objectContaining({ kind: 'goal.failed', error })]);
+  });
+});

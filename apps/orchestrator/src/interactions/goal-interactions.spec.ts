@@ -1,0 +1,80 @@
+import { SCHEMA_VERSION, Subjects, ToolInvocation, type InteractionRequest } from '@novelrag/contracts';
+import type { GoalCheckpoint } from '../goals/goal-checkpoint';
+import type { GoalTrace } from '../goals/goal-trace';
+import { GoalInteractions } from './goal-interactions';
+
+describe('GoalInteractions when the pursuit stops', () => {
+  const invocation = ToolInvocation.parse({
+    schemaVersion: SCHEMA_VERSION,
+    invocationId: 'inv-1',
+    goalId: 'goal-1',
+    step: 2,
+    tool: 'apply',
+    params: {},
+    deadline: Date.now() + 60_000,
+    runtimeSubject: Subjects.goalRuntime('goal-1'),
+    interactSubject: Subjects.goalInteract('goal-1'),
+  });
+  const question: InteractionRequest = {
+    schemaVersion: SCHEMA_VERSION,
+    goalId: 'goal-1',
+    invocationId: 'inv-1',
+    step: 2,
+    kind: 'confirm',
+    message: 'apply?',
+    timeoutMs: 30_000,
+  };
+
+  /** Interactions of a pursuit whose goal can be cancelled or handed back (suspend, lost lease). */
+  const setUp = () => {
+    const cancel = new AbortController();
+    const handBack = new AbortController();
+    const asked: string[] = [];
+    const checkpoint = {
+      write: (_change: unknown, reason?: string) => {
+        asked.push(reason ?? '');
+        return Promise.resolve({});
+      },
+    } as unknown as GoalCheckpoint;
+    const trace = { emit: () => undefined } as unknown as GoalTrace;
+    const interactions = new GoalInteractions({
+      checkpoint,
+      trace,
+      current: () => invocation,
+      deadline: Date.now() + 60_000,
+      defaultTimeoutMs: 30_000,
+      signal: AbortSignal.any([cancel.signal, handBack.signal]),
+      handBack: handBack.signal,
+    });
+    /** Resolves once the question is recorded as pending (the reply then waits for an answer or an abort). */
+    const pending = async () => {
+      for (let i = 0; i < 100 && asked.length === 0; i++) await new Promise((r) => setImmediate(r));
+      expect(asked).toEqual(['apply asks the user']);
+    };
+    return { cancel, handBack, interactions, pending };
+  };
+
+  it('answers a pending question UNAVAILABLE (retryable) when the pursuit hands the goal back, so the runner records nothing', async () => {
+    const { handBack, interactions, pending } = setUp();
+    const reply = interactions.request(question);
+    await pending();
+    handBack.abort();
+    await expect(reply).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'UNAVAILABLE', retryable: true },
+    });
+    // A question that arrives after the hand-back gets the same answer.
+    await expect(interactions.request(question)).resolves.toMatchObject({
+      ok: false,
+      error: { code: 'UNAVAILABLE' },
+    });
+  });
+
+  it('answers a pending question CANCELLED when the goal itself is cancelled', async () => {
+    const { cancel, interactions, pending } = setUp();
+    const reply = interactions.request(question);
+    await pending();
+    cancel.abort();
+    await expect(reply).resolves.toMatchObject({ ok: false, error: { code: 'CANCELLED', retryable: false } });
+  });
+});
