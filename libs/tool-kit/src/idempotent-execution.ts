@@ -6,7 +6,7 @@ import {
   errorEnvelope,
 } from '@novelrag/contracts';
 import type { HostLogger } from './logger';
-import { errorOutput } from './outputs';
+import { contractOutput, errorOutput } from './outputs';
 import type { ToolClaim, ToolResultStore } from './result-store';
 
 export interface IdempotencyOptions {
@@ -29,7 +29,9 @@ export interface IdempotencyOptions {
  * - a retryable failure is not recorded (the claim is released), so a retry runs the tool again;
  * - a claim whose lease expired (its runner died) is taken over with a compare-and-swap on its revision, and the tool
  *   runs again. Tools make that second run safe by keying their writes on the invocation id (resources.apply
- *   `idempotencyKey`), so writes that the dead runner already applied are not applied twice.
+ *   `idempotencyKey`), so writes that the dead runner already applied are not applied twice;
+ * - a value that is neither a result nor a claim (another version wrote it) is replaced the same way;
+ * - only outputs within the `ToolOutput` contract are recorded, so a retry can always read the record back.
  */
 export class IdempotentExecution {
   private readonly now: () => number;
@@ -43,36 +45,43 @@ export class IdempotentExecution {
     deadline: number,
     run: () => Promise<ToolOutput>,
   ): Promise<ToolOutput> {
-    const { store } = this.options;
+    const { store, logger } = this.options;
     const pollMs = this.options.pollMs ?? 250;
+    const id = invocation.invocationId;
+    // Every pass but the first waits and checks the deadline, so no state of the key (a live claim, a lost race, a
+    // value that cannot be replaced) makes the loop spin or outlive the call.
+    let pause = 0;
+    let waitingFor = `invocation ${id} could not be claimed before its deadline`;
     for (;;) {
-      const state = await store.read(invocation.invocationId);
+      if (pause > 0) {
+        const left = deadline - this.now();
+        if (left <= 0) return errorOutput(errorEnvelope('TIMEOUT', waitingFor));
+        await delay(Math.min(pause, left));
+      }
+      const state = await store.read(id);
       if (state.kind === 'done') return { ...state.record.output, replayed: true };
       const claim = this.claimFor(invocation);
-      let revision: number | null = null;
+      let revision: number | null;
       if (state.kind === 'none') {
         revision = await store.claim(claim);
+      } else if (state.kind === 'unreadable') {
+        // Neither a result nor a claim of this version: the key is taken, so `create` would fail forever. Replace it
+        // like an expired claim (compare-and-swap on its revision): the invocation runs as if it were fresh.
+        logger.warn('replacing an unreadable value of an invocation', { invocationId: id });
+        revision = await store.swap(claim, state.revision);
       } else if (state.claim.leaseUntil <= this.now()) {
-        this.options.logger.warn('taking over an invocation whose runner stopped renewing it', {
-          invocationId: invocation.invocationId,
+        logger.warn('taking over an invocation whose runner stopped renewing it', {
+          invocationId: id,
           previousRunner: state.claim.runner,
         });
         revision = await store.swap(claim, state.revision);
       } else {
-        const wait = Math.min(pollMs, state.claim.leaseUntil - this.now(), deadline - this.now());
-        if (wait <= 0 && deadline <= this.now()) {
-          return errorOutput(
-            errorEnvelope(
-              'TIMEOUT',
-              `invocation ${invocation.invocationId} is still running on another runner`,
-            ),
-          );
-        }
-        await delay(Math.max(10, wait));
+        waitingFor = `invocation ${id} is still running on another runner`;
+        pause = Math.max(MIN_PAUSE_MS, Math.min(pollMs, state.claim.leaseUntil - this.now()));
         continue;
       }
-      if (revision === null) continue; // another runner moved first: look again
-      return this.runClaimed(invocation, claim, revision, run);
+      if (revision !== null) return this.runClaimed(invocation, claim, revision, run);
+      pause = MIN_PAUSE_MS; // another runner moved first: look again shortly
     }
   }
 
@@ -110,6 +119,8 @@ export class IdempotentExecution {
       await store.release(invocation.invocationId, revision);
       return output;
     }
+    // Only an output a retry can read back is recorded and answered (an unreadable record would fail every retry).
+    output = contractOutput(output);
     const record: ToolResultRecord = {
       schemaVersion: SCHEMA_VERSION,
       invocationId: invocation.invocationId,
@@ -140,6 +151,9 @@ export class IdempotentExecution {
     };
   }
 }
+
+/** Shortest wait between two looks at the key. */
+const MIN_PAUSE_MS = 10;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

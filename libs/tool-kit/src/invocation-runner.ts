@@ -13,7 +13,8 @@ export interface RunLimits {
 /**
  * Runs one tool call under its deadline and its goal's cancellation: the tool's signal aborts when either comes, and
  * the answer (TIMEOUT / CANCELLED) does not wait for a tool that ignores its signal, so one stuck tool never blocks the
- * runner. A rejection becomes an error output.
+ * runner. A rejection becomes an error output. An interaction answered UNAVAILABLE ends the call the same way, with a
+ * retryable UNAVAILABLE.
  */
 export async function runInvocation(
   nc: NatsConnection,
@@ -47,7 +48,21 @@ export async function runInvocation(
       );
     },
   });
-  const ctx = new RemoteExecutionContext(nc, invocation, limits.deadline, controller.signal, logger, now);
+  // An interaction answered UNAVAILABLE ends the call as a retryable failure whatever the tool makes of it, so the
+  // result is not recorded and the re-sent invocation runs (and asks) again.
+  const onUnavailable = (message: string) => {
+    controller.abort(errorEnvelope('UNAVAILABLE', message));
+    settle(errorOutput(errorEnvelope('UNAVAILABLE', message), elapsed()));
+  };
+  const ctx = new RemoteExecutionContext(
+    nc,
+    invocation,
+    limits.deadline,
+    controller.signal,
+    logger,
+    now,
+    onUnavailable,
+  );
   const running = (async (): Promise<ToolOutput> => {
     try {
       const out = await tool.call(ctx, invocation.params, controller.signal);

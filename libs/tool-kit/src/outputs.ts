@@ -3,9 +3,19 @@ import {
   ErrorCode,
   type ErrorEnvelope,
   MAX_TOOL_RESULT_CHARS,
-  type ToolOutput,
+  ToolOutput,
+  describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
+
+/**
+ * Longest error message a tool may put on the wire (and in its result record). Messages that quote a whole upstream
+ * body would otherwise break the `ToolOutput` contract (MAX_TEXT_CHARS) or exceed one NATS message, and then the
+ * result can neither be replayed nor answered. The start of the message is kept: it usually names the failure.
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 4_000;
+/** Longest JSON form of an error's `details`; larger details are replaced by a note saying so. */
+export const MAX_ERROR_DETAILS_CHARS = 4_000;
 
 export function errorOutput(error: ErrorEnvelope, durationMs?: number): ToolOutput {
   return { type: 'error', error, ...(durationMs !== undefined ? { durationMs } : {}) };
@@ -31,7 +41,7 @@ export function toWireOutput(out: AgentToolOutput, maxChars: number, durationMs:
     return { type: 'result', result: out.result, durationMs };
   }
   const code = ErrorCode.safeParse(out.code);
-  return errorOutput(errorEnvelope(code.success ? code.data : 'TOOL_FAILED', out.errorMessage), durationMs);
+  return boundedError(errorEnvelope(code.success ? code.data : 'TOOL_FAILED', out.errorMessage), durationMs);
 }
 
 /** Anything a tool threw: coded errors keep their code (CancelledError → CANCELLED), the rest is TOOL_FAILED. */
@@ -39,9 +49,40 @@ export function thrownOutput(err: unknown, toolName: string, durationMs: number)
   if (isAgenturnError(err)) {
     const code = ErrorCode.safeParse(err.code);
     if (code.success && code.data !== 'INTERNAL') {
-      return errorOutput({ ...errorEnvelope(code.data, err.message), retryable: err.retryable }, durationMs);
+      return boundedError({ ...errorEnvelope(code.data, err.message), retryable: err.retryable }, durationMs);
     }
   }
   const message = err instanceof Error ? err.message || err.name : String(err);
-  return errorOutput(errorEnvelope('TOOL_FAILED', `${toolName} failed: ${message}`), durationMs);
+  return boundedError(errorEnvelope('TOOL_FAILED', `${toolName} failed: ${message}`), durationMs);
+}
+
+/**
+ * The output as it may be recorded and answered: anything outside the `ToolOutput` contract (which a retry could not
+ * read back) becomes a small TOOL_FAILED naming what was wrong.
+ */
+export function contractOutput(output: ToolOutput): ToolOutput {
+  const parsed = ToolOutput.safeParse(output);
+  if (parsed.success) return output;
+  return errorOutput(
+    errorEnvelope(
+      'TOOL_FAILED',
+      clipText(`the tool's output does not match the ToolOutput contract: ${describeIssues(parsed.error)}`),
+    ),
+    Number.isInteger(output.durationMs) && (output.durationMs ?? -1) >= 0 ? output.durationMs : undefined,
+  );
+}
+
+function boundedError(error: ErrorEnvelope, durationMs: number): ToolOutput {
+  const bounded: ErrorEnvelope = { ...error, message: clipText(error.message) };
+  if (error.details !== undefined) {
+    const chars = JSON.stringify(error.details).length;
+    if (chars > MAX_ERROR_DETAILS_CHARS) bounded.details = { clipped: true, chars };
+  }
+  return errorOutput(bounded, durationMs);
+}
+
+function clipText(text: string): string {
+  if (text.length <= MAX_ERROR_MESSAGE_CHARS) return text;
+  const note = ` … [clipped: the message had ${text.length} characters]`;
+  return `${text.slice(0, MAX_ERROR_MESSAGE_CHARS - note.length)}${note}`;
 }

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { CancelledError, type InteractionOptions } from '@novelrag/agenturn';
+import { AgenturnError, CancelledError, type InteractionOptions } from '@novelrag/agenturn';
 import {
   type InteractionReply,
   InteractionReply as InteractionReplySchema,
@@ -33,7 +33,9 @@ function clip(text: string, max = MAX_TEXT_CHARS): string {
  * published on the invocation's `runtimeSubject` (fire and forget, never throwing); confirm/request are
  * `InteractionRequest`s on `interactSubject`, bounded by the invocation's deadline. No answer in time, nobody
  * listening, or `{timedOut}` means declined; an error reply coded CANCELLED (or the invocation's own cancellation)
- * rejects with `CancelledError`.
+ * rejects with `CancelledError`. An error reply coded UNAVAILABLE (the goal was handed to another orchestrator, which
+ * re-sends this invocation) rejects with a retryable UNAVAILABLE error and calls `onUnavailable`, so the whole call ends
+ * as a retryable failure (not recorded) even when the tool catches the error: the re-sent invocation asks again.
  */
 export class RemoteExecutionContext implements ToolContext {
   constructor(
@@ -43,6 +45,7 @@ export class RemoteExecutionContext implements ToolContext {
     private readonly signal: AbortSignal,
     private readonly logger: HostLogger,
     private readonly now: () => number = Date.now,
+    private readonly onUnavailable: (message: string) => void = () => undefined,
   ) {}
 
   debug(message: string): void {
@@ -149,6 +152,12 @@ export class RemoteExecutionContext implements ToolContext {
     }
     if (!reply.data.ok) {
       if (reply.data.error.code === 'CANCELLED') throw new CancelledError(reply.data.error.message);
+      if (reply.data.error.code === 'UNAVAILABLE') {
+        // Not the human's answer: nobody can ask right now. Recording a decline would replay it to the retry.
+        const message = `the question could not be asked: ${reply.data.error.message}`;
+        this.onUnavailable(message);
+        throw new AgenturnError('UNAVAILABLE', message, { fault: 'system', retryable: true });
+      }
       this.logger.info('interaction refused; treated as declined', {
         invocationId,
         code: reply.data.error.code,

@@ -8,7 +8,9 @@ export { ToolClaim };
 export type StoredState =
   | { readonly kind: 'none' }
   | { readonly kind: 'done'; readonly record: ToolResultRecord }
-  | { readonly kind: 'claimed'; readonly claim: ToolClaim; readonly revision: number };
+  | { readonly kind: 'claimed'; readonly claim: ToolClaim; readonly revision: number }
+  /** A value that is neither a result nor a claim (another version wrote it, or a record broke its contract). */
+  | { readonly kind: 'unreadable'; readonly revision: number };
 
 export interface ToolResultStoreOptions {
   readonly bucket?: string;
@@ -34,14 +36,14 @@ export class ToolResultStore {
     try {
       raw = entry.json();
     } catch {
-      return { kind: 'none' };
+      return { kind: 'unreadable', revision: entry.revision };
     }
     const done = ToolResultRecord.safeParse(raw);
     if (done.success) return { kind: 'done', record: done.data };
     const claim = ToolClaim.safeParse(raw);
     if (claim.success) return { kind: 'claimed', claim: claim.data, revision: entry.revision };
-    // Unreadable value (another version wrote it): treat as free, the next write replaces it.
-    return { kind: 'none' };
+    // Reported with its revision: the key exists, so only a compare-and-swap can replace it (`claim` would fail).
+    return { kind: 'unreadable', revision: entry.revision };
   }
 
   /** Claims a fresh invocation; null when someone else holds the key already. */

@@ -14,6 +14,7 @@ import {
 } from '@novelrag/contracts';
 import { startNats, uniqueName, type NatsServerHandle } from '@novelrag/testkit';
 import { defineTool, type HostedTool } from './hosted-tool';
+import { MAX_ERROR_MESSAGE_CHARS } from './outputs';
 import { ToolResultStore } from './result-store';
 import { ToolHost } from './tool-host';
 
@@ -102,6 +103,34 @@ describe('ToolHost over real NATS', () => {
       inputSchema: { type: 'object' },
       handler: () => 'x'.repeat(2_000),
     }),
+    defineTool({
+      name: 'longthrow',
+      description: 'throws an error quoting a large upstream body',
+      inputSchema: { type: 'object' },
+      handler: () => {
+        count('longthrow');
+        throw new Error('x'.repeat(250_000));
+      },
+    }),
+    defineTool({
+      name: 'hugeerror',
+      description: 'answers an error larger than one NATS message',
+      inputSchema: { type: 'object' },
+      handler: () => {
+        count('hugeerror');
+        return toolError('y'.repeat(1_100_000), 'FORBIDDEN');
+      },
+    }),
+    defineTool({
+      name: 'asker',
+      description: 'asks for confirmation and treats any failure to ask as a decline',
+      inputSchema: { type: 'object' },
+      handler: async (_p, ctx) => {
+        count('asker');
+        const ok = await ctx.confirm('apply?', { timeoutMs: 2_000 }).catch(() => false);
+        return ok ? 'applied' : 'declined';
+      },
+    }),
   ];
 
   const invocation = (tool: string, params: Record<string, unknown>, over: Partial<ToolInvocation> = {}) =>
@@ -118,9 +147,13 @@ describe('ToolHost over real NATS', () => {
       ...over,
     });
 
-  const invoke = async (inv: ToolInvocation | Record<string, unknown>, tool?: string): Promise<Reply> => {
+  const invoke = async (
+    inv: ToolInvocation | Record<string, unknown>,
+    tool?: string,
+    timeout = 5_000,
+  ): Promise<Reply> => {
     const name = tool ?? (inv as ToolInvocation).tool;
-    const msg = await nc.request(Subjects.toolInvoke(name), JSON.stringify(inv), { timeout: 5_000 });
+    const msg = await nc.request(Subjects.toolInvoke(name), JSON.stringify(inv), { timeout });
     return { output: ToolOutput.parse(msg.json()), headers: msg.headers };
   };
 
@@ -150,10 +183,13 @@ describe('ToolHost over real NATS', () => {
     const { tools: found, invalid } = await discoverTools(nc, 500);
     expect(invalid).toEqual([]);
     expect(found.map((t) => t.name)).toEqual([
+      'asker',
       'blocker',
       'chatty',
       'echo',
       'huge',
+      'hugeerror',
+      'longthrow',
       'refuser',
       'sleepy',
       'thrower',
@@ -231,6 +267,64 @@ describe('ToolHost over real NATS', () => {
   it('caps the result size', async () => {
     const { output } = await invoke(invocation('huge', {}));
     expect(output).toMatchObject({ type: 'error', error: { code: 'TOOL_OUTPUT_TOO_LARGE' } });
+  });
+
+  it('clips a long error message, so a retry of the invocation replays the recorded failure instead of hanging', async () => {
+    const inv = invocation('longthrow', {});
+    const first = await invoke(inv);
+    expect(first.output).toMatchObject({ type: 'error', error: { code: 'TOOL_FAILED', retryable: false } });
+    const message = first.output.type === 'error' ? first.output.error.message : '';
+    expect(message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
+    expect(message).toMatch(/^longthrow failed: xxx/);
+    expect(message).toContain('clipped');
+    // The orchestrator retries with the same invocation id (e.g. its first request timed out).
+    const retry = await invoke({ ...inv, attempt: 2, deadline: Date.now() + 5_000 }, undefined, 3_000);
+    expect(retry.output).toMatchObject({ type: 'error', error: { code: 'TOOL_FAILED' }, replayed: true });
+    expect(calls.get('longthrow')).toBe(1);
+    expect(host.running).toBe(0);
+  });
+
+  it('answers an error larger than one NATS message with its own code, clipped, never "retry" after the tool ran', async () => {
+    const inv = invocation('hugeerror', {});
+    const first = await invoke(inv);
+    expect(first.output).toMatchObject({ type: 'error', error: { code: 'FORBIDDEN', retryable: false } });
+    const retry = await invoke({ ...inv, attempt: 2, deadline: Date.now() + 5_000 }, undefined, 3_000);
+    expect(retry.output).toMatchObject({ type: 'error', error: { code: 'FORBIDDEN' }, replayed: true });
+    expect(calls.get('hugeerror')).toBe(1);
+  });
+
+  it('ends the call as a retryable failure when a question is answered UNAVAILABLE, so the re-sent invocation asks again', async () => {
+    const subjects = {
+      goalId: 'goal-u',
+      runtimeSubject: Subjects.goalRuntime('goal-u'),
+      interactSubject: Subjects.goalInteract('goal-u'),
+    };
+    // The first orchestrator hands the goal back while the question is pending; the one that resumes it approves.
+    const answers: unknown[] = [
+      {
+        ok: false,
+        error: {
+          code: 'UNAVAILABLE',
+          message: 'the goal was handed to another orchestrator',
+          retryable: true,
+        },
+      },
+      { ok: true, data: { approved: true } },
+    ];
+    const interact = nc.subscribe(Subjects.goalInteract('goal-u'), {
+      callback: (_e, m) => {
+        m.respond(JSON.stringify(answers.shift()));
+      },
+    });
+    const inv = invocation('asker', {}, subjects);
+    const first = await invoke(inv);
+    expect(first.output).toMatchObject({ type: 'error', error: { code: 'UNAVAILABLE', retryable: true } });
+    const resent = await invoke({ ...inv, attempt: 2, deadline: Date.now() + 5_000 });
+    expect(resent.output).toMatchObject({ type: 'result', result: 'applied' });
+    expect(resent.output.replayed).toBeUndefined();
+    expect(calls.get('asker')).toBe(2);
+    expect(answers).toEqual([]);
+    interact.unsubscribe();
   });
 
   it('refuses work beyond its concurrency limit with a retryable UNAVAILABLE, then cancels with the goal', async () => {
@@ -334,5 +428,69 @@ describe('ToolHost over real NATS', () => {
     gate.blocker.resolve();
     await expect(running).resolves.toMatchObject({ output: { type: 'result', result: 'released' } });
     await expect(stopping).resolves.toBe(0);
+  });
+});
+
+describe('ToolHost when a reply cannot be sent', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let hostNc: NatsConnection;
+  let host: ToolHost;
+  let runs = 0;
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    hostNc = await connect({ servers: nats.url });
+    // The host's client now refuses to publish more than 32 KiB, as with a server whose max_payload is that small.
+    const info = hostNc.info;
+    if (!info) throw new Error('the host connection has no server info');
+    info.max_payload = 32 * 1024;
+    host = new ToolHost({
+      connection: hostNc,
+      serviceName: MicroServiceNames.toolService('reply-test'),
+      version: '1.0.0',
+      instanceId: 'host-r',
+      tools: [
+        defineTool({
+          name: 'bulky',
+          description: 'answers a result within the size cap but larger than the max payload',
+          inputSchema: { type: 'object' },
+          handler: () => {
+            runs += 1;
+            return 'z'.repeat(60_000);
+          },
+        }),
+      ],
+      idempotency: { bucket: uniqueName('tool_results'), leaseMs: 1_000 },
+    });
+    await host.start();
+  });
+
+  afterAll(async () => {
+    await host?.stop(1_000);
+    await hostNc?.close();
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('answers a short, non-retryable coded error after the tool ran, never a retryable UNAVAILABLE', async () => {
+    const inv = ToolInvocation.parse({
+      schemaVersion: SCHEMA_VERSION,
+      invocationId: uniqueName('inv'),
+      goalId: 'goal-r',
+      step: 0,
+      tool: 'bulky',
+      params: {},
+      deadline: Date.now() + 5_000,
+      runtimeSubject: Subjects.goalRuntime('goal-r'),
+      interactSubject: Subjects.goalInteract('goal-r'),
+    });
+    const msg = await nc.request(Subjects.toolInvoke('bulky'), JSON.stringify(inv), { timeout: 3_000 });
+    expect(ToolOutput.parse(msg.json())).toMatchObject({
+      type: 'error',
+      error: { code: 'TOOL_OUTPUT_TOO_LARGE', retryable: false },
+    });
+    expect(runs).toBe(1);
   });
 });

@@ -212,18 +212,18 @@ export class ToolHost {
       );
     }
     this.active += 1;
+    let output: ToolOutput;
     try {
-      this.reply(msg, await this.serve(endpoint.tool, invocation));
+      output = await this.serve(endpoint.tool, invocation);
     } catch (err) {
-      // Only the bookkeeping can throw here (the KV is unreachable): the tool did not run, so a retry is safe.
+      // Only the bookkeeping can throw here (the KV is unreachable), and it does so before the tool runs (a run's own
+      // failures are outputs): a retry is safe.
       this.logger.error('invocation not served', { tool: name, error: String(err) });
-      this.reply(
-        msg,
-        errorOutput(errorEnvelope('UNAVAILABLE', 'the runner cannot record results right now; retry')),
-      );
+      output = errorOutput(errorEnvelope('UNAVAILABLE', 'the runner cannot record results right now; retry'));
     } finally {
       this.active -= 1;
     }
+    this.reply(msg, output);
   }
 
   private parse(name: string, msg: ServiceMsg): ToolInvocation | ErrorEnvelope {
@@ -266,7 +266,35 @@ export class ToolHost {
     return pending.finally(() => this.inFlight.delete(invocation.invocationId));
   }
 
+  /**
+   * Answers with the output; when that cannot be sent (e.g. larger than the server's max payload), with a short error
+   * instead. The tool may have run by then, so that error never says "retry" unless the output itself did.
+   */
   private reply(msg: ServiceMsg, output: ToolOutput): void {
+    try {
+      this.send(msg, output);
+      return;
+    } catch (err) {
+      this.logger.error('reply not sent; answering a short error instead', {
+        type: output.type,
+        error: String(err),
+      });
+    }
+    const fallback =
+      output.type === 'error'
+        ? {
+            ...errorEnvelope(output.error.code, REPLY_FAILED_NOTE + output.error.message.slice(0, 1_000)),
+            retryable: output.error.retryable,
+          }
+        : errorEnvelope('TOOL_OUTPUT_TOO_LARGE', `${REPLY_FAILED_NOTE}${output.result.length} characters`);
+    try {
+      this.send(msg, errorOutput(fallback, output.durationMs));
+    } catch (err) {
+      this.logger.error('no reply sent', { error: String(err) });
+    }
+  }
+
+  private send(msg: ServiceMsg, output: ToolOutput): void {
     const body = JSON.stringify(output);
     if (output.type === 'result') {
       msg.respond(body);
@@ -283,3 +311,6 @@ export class ToolHost {
     }
   }
 }
+
+/** Starts the message of the short error sent when the full output could not be. */
+const REPLY_FAILED_NOTE = 'the full output could not be sent; ';
