@@ -1,9 +1,10 @@
 import 'reflect-metadata';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { startService, type RunningService } from '@novelrag/bus';
+import { GoalStore, startService, type RunningService } from '@novelrag/bus';
 import { Streams, Subjects } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { gatewayDefinition } from './service.definition';
@@ -70,7 +71,6 @@ describe('gateway edge cases (real NATS, gateway in process, no orchestrator)', 
   it('POST /v1/goals/:id/interactions/:iid with {"approved": null} is a 400, not a 500', async () => {
     const res = await post('/v1/goals', { request: 'ask me' });
     const { goalId } = (await res.json()) as { goalId: string };
-    const { GoalStore } = await import('@novelrag/bus');
     const store = await GoalStore.open(nc);
     const now = new Date().toISOString();
     await store.mutate(goalId, (g) => ({
@@ -125,9 +125,7 @@ describe('gateway edge cases (real NATS, gateway in process, no orchestrator)', 
     if (!info) await jsm.streams.add({ name: Streams.goals.name, subjects: [Subjects.goalSubmitted] });
     await jsm.streams.delete(Streams.goals.name);
     const headers = { 'idempotency-key': 'crash-1' };
-    const { GoalStore } = await import('@novelrag/bus');
     const store = await GoalStore.open(nc);
-    const { createHash } = await import('node:crypto');
     // principal = sha256(key) hex[0..12]
     const principal = createHash('sha256').update(KEY).digest('hex').slice(0, 12);
     const goalId = `g-${createHash('sha256').update(`${principal}:crash-1`).digest('hex').slice(0, 24)}`;
