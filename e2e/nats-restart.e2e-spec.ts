@@ -1,25 +1,15 @@
 import { deferred } from '@novelrag/agenturn/testing';
-import { busRequest } from '@novelrag/bus';
-import { OperationsListReply, SERVICE_NAMES, Subjects } from '@novelrag/contracts';
+import { SERVICE_NAMES, Subjects } from '@novelrag/contracts';
 import {
   DEMO_SCENARIO,
+  aspectDraft,
   type System,
   followAnswering,
   installRules,
   startSystem,
   submitGoal,
+  writesByGroup,
 } from './support/system';
-
-const draft = (description: string) => ({
-  description,
-  children_keys: [],
-  dependencies: [],
-  required_fields: [{ name: 'name', type: 'string', description: 'display name' }],
-  optional_fields: [],
-  extensibility: { description: 'free', examples: [] },
-  constraints: [],
-  extra_sections: [],
-});
 
 // ARCHITECTURE §7: "NATS restarts: clients reconnect; no accepted goal and no trace event in JetStream is lost". The
 // NATS server is killed (-9) and started again on the same port and store while a tool-runner works on the first step
@@ -46,7 +36,7 @@ describe('a NATS restart (kill -9) in the middle of a goal', () => {
       },
       () => {
         inTool.resolve();
-        return { delayMs: 3_000, then: { json: draft('Characters of the story') } };
+        return { delayMs: 3_000, then: { json: aspectDraft('Characters of the story') } };
       },
     );
     installRules(system.fake, DEMO_SCENARIO.rules);
@@ -76,17 +66,9 @@ describe('a NATS restart (kill -9) in the middle of a goal', () => {
       ['ResourceWriteTool', 'success'],
       ['ResourceRelationWriteTool', 'success'],
     ]);
-    const history = await busRequest(
-      system.nc,
-      Subjects.resources.operations,
-      { limit: 100 },
-      OperationsListReply,
-      { timeoutMs: 5_000 },
-    );
+    const writesOf = await writesByGroup(system);
     for (const step of steps) {
-      const writes = history.entries
-        .filter((e) => e.group === step.outcome.invocationId)
-        .map((e) => JSON.stringify(e.operation));
+      const writes = writesOf(step.outcome.invocationId);
       expect({ id: step.outcome.invocationId, distinct: new Set(writes).size }).toEqual({
         id: step.outcome.invocationId,
         distinct: writes.length,

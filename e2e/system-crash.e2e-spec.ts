@@ -1,26 +1,16 @@
 import { Kvm } from '@nats-io/kv';
 import { deferred } from '@novelrag/agenturn/testing';
-import { busRequest } from '@novelrag/bus';
-import { Buckets, OperationsListReply, Subjects } from '@novelrag/contracts';
+import { Buckets } from '@novelrag/contracts';
 import {
   DEMO_SCENARIO,
+  aspectDraft,
   type System,
   followAnswering,
   installRules,
   startSystem,
   submitGoal,
+  writesByGroup,
 } from './support/system';
-
-const draft = (description: string) => ({
-  description,
-  children_keys: [],
-  dependencies: [],
-  required_fields: [{ name: 'name', type: 'string', description: 'display name' }],
-  optional_fields: [],
-  extensibility: { description: 'free', examples: [] },
-  constraints: [],
-  extra_sections: [],
-});
 
 // kill -9 of a tool-runner and of the orchestrator in the middle of one goal (the offline demo's 余归 scenario on an
 // empty repository): the goal still completes, and every step's write is applied exactly once.
@@ -49,14 +39,14 @@ describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrato
       },
       () => {
         inCharacterTool.resolve();
-        return { delayMs: 3_000, then: { json: draft('Characters of the story') } };
+        return { delayMs: 3_000, then: { json: aspectDraft('Characters of the story') } };
       },
     );
     system.fake.once(
       { schemaName: 'aspect_metadata', where: (r) => JSON.stringify(r.body).includes('sects, schools') },
       () => {
         inFactionTool.resolve();
-        return { delayMs: 3_000, then: { json: draft('Factions, sects and schools of the world') } };
+        return { delayMs: 3_000, then: { json: aspectDraft('Factions, sects and schools of the world') } };
       },
     );
     installRules(system.fake, DEMO_SCENARIO.rules);
@@ -104,17 +94,7 @@ describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrato
     // One application per step: the killed runner never wrote, the resumed step got the recorded result. An aspect
     // step writes one operation; a write or relation step one group of distinct operations (a second application
     // would repeat them).
-    const history = await busRequest(
-      system.nc,
-      Subjects.resources.operations,
-      { limit: 100 },
-      OperationsListReply,
-      {
-        timeoutMs: 5_000,
-      },
-    );
-    const writesOf = (id: string) =>
-      history.entries.filter((e) => e.group === id).map((e) => JSON.stringify(e.operation));
+    const writesOf = await writesByGroup(system);
     for (const step of steps) {
       const writes = writesOf(step.outcome.invocationId);
       expect({ id: step.outcome.invocationId, distinct: new Set(writes).size }).toEqual({

@@ -4,7 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { FINAL_TRACE_KINDS, type ServiceName, TraceEvent } from '@novelrag/contracts';
+import { busRequest } from '@novelrag/bus';
+import {
+  FINAL_TRACE_KINDS,
+  OperationsListReply,
+  type ServiceName,
+  Subjects,
+  TraceEvent,
+} from '@novelrag/contracts';
 import {
   FakeOpenAIServer,
   type FakeReply,
@@ -334,4 +341,33 @@ export async function followAnswering(
     if (answer.status !== 200)
       throw new Error(`answer answered ${answer.status}: ${JSON.stringify(answer.body)}`);
   }
+}
+
+/** A model answer to AspectCreateTool's metadata prompt: a minimal aspect draft. */
+export const aspectDraft = (description: string) => ({
+  description,
+  children_keys: [],
+  dependencies: [],
+  required_fields: [{ name: 'name', type: 'string', description: 'display name' }],
+  optional_fields: [],
+  extensibility: { description: 'free', examples: [] },
+  constraints: [],
+  extra_sections: [],
+});
+
+/**
+ * The operations each undo group (a step's invocation id) applied, from the repository's history, as JSON text: a
+ * write applied twice shows as repeated operations in its group.
+ */
+export async function writesByGroup(system: System): Promise<(group: string) => string[]> {
+  const history = await busRequest(
+    system.nc,
+    Subjects.resources.operations,
+    { limit: 100 },
+    OperationsListReply,
+    {
+      timeoutMs: 5_000,
+    },
+  );
+  return (group) => history.entries.filter((e) => e.group === group).map((e) => JSON.stringify(e.operation));
 }
