@@ -1,10 +1,33 @@
-import type { GoalStore } from '@novelrag/bus';
-import { type GoalRecord, type GoalStatus, canTransition, isTerminalStatus } from '@novelrag/contracts';
+import { BusError, type GoalStore, transportError } from '@novelrag/bus';
+import {
+  type ErrorCode,
+  type GoalRecord,
+  type GoalStatus,
+  canTransition,
+  isTerminalStatus,
+} from '@novelrag/contracts';
 import type { GoalTrace } from './goal-trace';
 
 /** A checkpoint write refused because another pursuit of the goal started (or ended it) since this one did. */
 export class Superseded extends Error {
   override readonly name = 'Superseded';
+}
+
+const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'UNAVAILABLE',
+  'TIMEOUT',
+  'NO_RESPONDERS',
+]);
+
+/**
+ * Whether `err`, thrown by a KV store (goal record, thread), is a bus hiccup that a later delivery may get past: a
+ * BusError coded UNAVAILABLE, TIMEOUT or NO_RESPONDERS, or a NATS client error that maps to one (the stores pass those
+ * through as thrown). Not CONFLICT (the stores already retried it), nor a record that does not parse or a refused
+ * transition: those fail again on every delivery.
+ */
+export function isTransientStoreError(err: unknown): boolean {
+  const bus = err instanceof BusError ? err : transportError(err);
+  return bus !== undefined && TRANSIENT_CODES.has(bus.code);
 }
 
 /**

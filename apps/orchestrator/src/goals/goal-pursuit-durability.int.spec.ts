@@ -2,8 +2,9 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { type Decision, ToolCatalog, operationPlan, resolution } from '@novelrag/agenturn';
 import { deferred } from '@novelrag/agenturn/testing';
-import { type ContextLogger, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
+import { BusError, type ContextLogger, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
 import {
+  type GoalRecord,
   GoalSubmission,
   SCHEMA_VERSION,
   Streams,
@@ -83,6 +84,11 @@ describe('goal pursuit durability (real NATS)', () => {
   let leases: ThreadLeases;
   let toolSub: Subscription;
   const received: ToolInvocation[] = [];
+  /**
+   * Results by invocation id, in the order the tool ran: a re-sent invocation is answered from here (`replayed`), as a
+   * runner replays its recorded result, so each entry is one real execution.
+   */
+  const executed = new Map<string, string>();
   /** Holds the answer to an invocation while the returned promise is pending (undefined: answer at once). */
   let hold: ((inv: ToolInvocation) => Promise<void> | undefined) | undefined;
 
@@ -99,7 +105,12 @@ describe('goal pursuit durability (real NATS)', () => {
         received.push(inv);
         void (async () => {
           await hold?.(inv);
-          msg.respond(JSON.stringify({ type: 'result', result: `echo ${JSON.stringify(inv.params)}` }));
+          const recorded = executed.get(inv.invocationId);
+          const result = recorded ?? `echo ${JSON.stringify(inv.params)}`;
+          if (recorded === undefined) executed.set(inv.invocationId, result);
+          msg.respond(
+            JSON.stringify({ type: 'result', result, ...(recorded === undefined ? {} : { replayed: true }) }),
+          );
         })();
       },
     });
@@ -357,5 +368,170 @@ describe('goal pursuit durability (real NATS)', () => {
     });
     const events = await storedTrace(submission.goalId);
     expect(events).toEqual([expect.objectContaining({ kind: 'goal.failed', error })]);
+  });
+  /**
+   * The goal store as seen through a KV hiccup: the first write that `when` picks fails with `error` (nothing is stored),
+   * every other call goes to the real store.
+   */
+  const goalsFailingOnce = (
+    when: (current: GoalRecord, next: GoalRecord) => boolean,
+    error: BusError,
+  ): GoalStore => {
+    let failed = false;
+    const mutate: GoalStore['mutate'] = (goalId, change, retries) =>
+      store.mutate(
+        goalId,
+        (current) => {
+          const next = change(current);
+          if (next && !failed && when(current, next)) {
+            failed = true;
+            throw error;
+          }
+          return next;
+        },
+        retries,
+      );
+    return new Proxy(store, {
+      get: (target, prop, receiver): unknown =>
+        prop === 'mutate' ? mutate : (Reflect.get(target, prop, receiver) as unknown),
+    });
+  };
+
+  /** The thread store whose first workspace save fails with `error` (nothing is stored). */
+  const threadsFailingOnce = (error: BusError): ThreadStore => {
+    let failed = false;
+    const saveWorkspace: ThreadStore['saveWorkspace'] = (threadId, workspace) => {
+      if (failed) return threads.saveWorkspace(threadId, workspace);
+      failed = true;
+      return Promise.reject(error);
+    };
+    return new Proxy(threads, {
+      get: (target, prop, receiver): unknown =>
+        prop === 'saveWorkspace' ? saveWorkspace : (Reflect.get(target, prop, receiver) as unknown),
+    });
+  };
+
+  const idsOf = (goalId: string, invocations: Iterable<string>) =>
+    [...invocations].filter((id) => id.startsWith(`${goalId}-s`));
+
+  describe('a transient store failure while checkpointing hands the goal back for resumption', () => {
+    const twoSteps = () =>
+      scripted([
+        operationPlan('echo', { n: 0 }, 'step 0'),
+        operationPlan('echo', { n: 1 }, 'step 1'),
+        resolution('success', 'both said', 'done'),
+      ]);
+
+    it.each([
+      {
+        what: 'the checkpoint of an executed step',
+        failing: () =>
+          goalsFailingOnce(
+            (current, next) => current.steps.length === 1 && next.steps.length === 2,
+            BusError.of('TIMEOUT', 'kv update timed out'),
+          ),
+        // Step 1 ran but was not recorded: the checkpoint still holds it in flight, so it is re-sent (same id).
+        left: { steps: 1, inFlight: 1 },
+        resumePlanner: () => scripted([resolution('success', 'both said', 'done')]),
+        resent: 1,
+      },
+      {
+        what: 'the in-flight checkpoint of a decided step',
+        failing: () =>
+          goalsFailingOnce(
+            (current, next) => current.steps.length === 1 && next.inFlight?.index === 1,
+            BusError.of('UNAVAILABLE', 'kv is unreachable'),
+          ),
+        // Step 1 was never dispatched: the resumed pursuit decides it again.
+        left: { steps: 1, inFlight: undefined },
+        resumePlanner: () =>
+          scripted([operationPlan('echo', { n: 1 }, 'step 1'), resolution('success', 'both said', 'done')]),
+        resent: 0,
+      },
+    ])('$what', async ({ failing, left, resumePlanner, resent }) => {
+      const { submission, delivery } = await submit();
+      const goalId = submission.goalId;
+      const first = depsWith(twoSteps(), { store: failing() });
+      // Handed back with the error (the consumer counts it against its failed-delivery limit and naks with a delay).
+      await expect(
+        pursueGoal(submission, delivery(1), first, new AbortController().signal),
+      ).rejects.toMatchObject({
+        code: expect.stringMatching(/^(TIMEOUT|UNAVAILABLE)$/) as unknown,
+      });
+      const between = (await store.get(goalId))!;
+      expect(between).toMatchObject({ status: 'running', steps: [expect.objectContaining({ index: 0 })] });
+      expect(between.steps).toHaveLength(left.steps);
+      expect(between.inFlight?.index).toBe(left.inFlight);
+      expect(between.outcome).toBeUndefined();
+
+      await expect(
+        pursueGoal(submission, delivery(2), depsWith(resumePlanner()), new AbortController().signal),
+      ).resolves.toBe('ack');
+      const final = (await store.get(goalId))!;
+      expect(final).toMatchObject({ status: 'completed', outcome: { response: 'both said' } });
+      expect(final.steps.map((s) => s.index)).toEqual([0, 1]);
+      // Every step ran exactly once; a re-sent one was answered from the runner's record.
+      expect(idsOf(goalId, executed.keys())).toEqual([`${goalId}-s0`, `${goalId}-s1`]);
+      const sent = idsOf(
+        goalId,
+        received.map((inv) => inv.invocationId),
+      );
+      expect(sent.filter((id) => id === `${goalId}-s0`)).toHaveLength(1);
+      expect(sent.filter((id) => id === `${goalId}-s1`)).toHaveLength(1 + resent);
+      const events = await storedTrace(goalId);
+      expect(events.filter((e) => e.kind === 'goal.failed')).toHaveLength(0);
+      expect(events.filter((e) => e.kind === 'goal.completed')).toHaveLength(1);
+    });
+
+    it('the save of the thread workspace after a step checkpoint', async () => {
+      const { submission, delivery } = await submit(safeName('t'));
+      const goalId = submission.goalId;
+      const first = depsWith(twoSteps(), {
+        threads: threadsFailingOnce(BusError.of('NO_RESPONDERS', 'no kv')),
+      });
+      await expect(
+        pursueGoal(submission, delivery(1), first, new AbortController().signal),
+      ).rejects.toMatchObject({
+        code: 'NO_RESPONDERS',
+      });
+      const between = (await store.get(goalId))!;
+      expect(between.status).toBe('running');
+      expect(between.inFlight).toBeUndefined();
+      expect(between.steps.map((s) => s.index)).toEqual([0]);
+
+      const resume = depsWith(
+        scripted([operationPlan('echo', { n: 1 }, 'step 1'), resolution('success', 'both said', 'done')]),
+      );
+      await expect(pursueGoal(submission, delivery(2), resume, new AbortController().signal)).resolves.toBe(
+        'ack',
+      );
+      const final = (await store.get(goalId))!;
+      expect(final).toMatchObject({ status: 'completed', outcome: { response: 'both said' } });
+      expect(final.steps.map((s) => s.index)).toEqual([0, 1]);
+      expect(idsOf(goalId, executed.keys())).toEqual([`${goalId}-s0`, `${goalId}-s1`]);
+      expect(
+        idsOf(
+          goalId,
+          received.map((inv) => inv.invocationId),
+        ),
+      ).toEqual([`${goalId}-s0`, `${goalId}-s1`]);
+    });
+
+    it('still fails the goal on a store error that is not transient', async () => {
+      const { submission, delivery } = await submit();
+      const deps = depsWith(twoSteps(), {
+        store: goalsFailingOnce(
+          (current, next) => current.steps.length === 0 && next.steps.length === 1,
+          BusError.of('INTERNAL', 'stored goal does not match its schema'),
+        ),
+      });
+      await expect(pursueGoal(submission, delivery(1), deps, new AbortController().signal)).resolves.toBe(
+        'ack',
+      );
+      expect((await store.get(submission.goalId))?.outcome).toMatchObject({
+        status: 'failed',
+        error: { code: 'INTERNAL' },
+      });
+    });
   });
 });

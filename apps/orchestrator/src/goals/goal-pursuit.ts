@@ -23,7 +23,7 @@ import { ActionDetermineLoop, type ActionDetermineLoopOptions, LlmGoalTranslator
 import { formatThreadHistory } from '../threads/thread-store';
 import { ClaimWatch } from '../tools/claim-watch';
 import { RemoteToolExecutor, invocationIdOf } from '../tools/remote-tool-executor';
-import { GoalCheckpoint, Superseded } from './goal-checkpoint';
+import { GoalCheckpoint, Superseded, isTransientStoreError } from './goal-checkpoint';
 import { GoalExecutionContext, onRuntimeEvent } from './goal-context';
 import { type AppliedLimits, finalEvent, finalOutcome, finishGoal, historyEntryOf } from './goal-finish';
 import { earlyOutcome, newGoalRecord, outcomeOfStep, stepRecordOf, toJsonObject } from './goal-records';
@@ -138,6 +138,12 @@ class PursuitRun implements RunningGoal {
   private readonly overBudget = new AbortController();
   /** Aborted once another pursuit took the goal over (a fenced checkpoint write or read saw it). */
   private readonly superseded = new AbortController();
+  /**
+   * A transient store error that failed a step's checkpoint or workspace save. The executor ends the pursuit as
+   * `failed` on any hook error; this one is rethrown instead, so the goal is handed back and resumed from its last
+   * checkpoint rather than failed for a hiccup.
+   */
+  private storeFailure: { readonly error: unknown } | undefined;
   /** The `attempts` this pursuit wrote at pickup (undefined before it). */
   private attempt: number | undefined;
   private readonly tokenBudget: number;
@@ -327,7 +333,6 @@ class PursuitRun implements RunningGoal {
       try {
         const translated = await translator.translate(record.request ?? '', record.beliefs, history, signal);
         goalText = translated.description;
-        record = await checkpoint.write(() => ({ goal: goalText, usage: this.trace.usage }));
       } catch (err) {
         const stop = this.stopped();
         if (stop) return stop;
@@ -345,6 +350,9 @@ class PursuitRun implements RunningGoal {
         );
         return 'ack';
       }
+      // Outside the try: a failed write is no failed translation (it throws, so the goal is handed back).
+      const translatedGoal = goalText;
+      record = await checkpoint.write(() => ({ goal: translatedGoal, usage: this.trace.usage }));
     }
     const goal = this.goalOf(goalText, record);
     this.trace.emit({
@@ -420,19 +428,21 @@ class PursuitRun implements RunningGoal {
           }
           const index = progress.executedSteps.length;
           if (!ToolName.safeParse(decision.tool).success) return; // refused by the executor, never dispatched
-          await checkpoint.write(() => ({
-            inFlight: {
-              index,
-              plan: {
-                tool: decision.tool,
-                params: toJsonObject(decision.parameters),
-                reason: decision.reason,
+          await this.durably(() =>
+            checkpoint.write(() => ({
+              inFlight: {
+                index,
+                plan: {
+                  tool: decision.tool,
+                  params: toJsonObject(decision.parameters),
+                  reason: decision.reason,
+                },
+                invocationId: invocationIdOf(record.goalId, index),
+                dispatchedAt: new Date().toISOString(),
               },
-              invocationId: invocationIdOf(record.goalId, index),
-              dispatchedAt: new Date().toISOString(),
-            },
-            ...this.progressFields(loop),
-          }));
+              ...this.progressFields(loop),
+            })),
+          );
         },
         onStep: async (progress, outcome) => {
           // A step cut short because this instance stops is not an outcome: it is re-sent on resume.
@@ -441,13 +451,15 @@ class PursuitRun implements RunningGoal {
           const index = progress.executedSteps.length - 1;
           this.trace.step = index + 1;
           const step = stepRecordOf(index, outcome, invocationIdOf(record.goalId, index));
-          const saved = await checkpoint.write((current) => ({
-            steps: [...current.steps.filter((s) => s.index < index), step],
-            inFlight: undefined,
-            ...this.progressFields(loop),
-          }));
-          await deps.threads.saveWorkspace(saved.threadId, loop.workspace());
-          if (saved.cancelRequested) this.cancel();
+          await this.durably(async () => {
+            const saved = await checkpoint.write((current) => ({
+              steps: [...current.steps.filter((s) => s.index < index), step],
+              inFlight: undefined,
+              ...this.progressFields(loop),
+            }));
+            await deps.threads.saveWorkspace(saved.threadId, loop.workspace());
+            if (saved.cancelRequested) this.cancel();
+          });
         },
       },
     });
@@ -460,6 +472,9 @@ class PursuitRun implements RunningGoal {
     });
     const stop = this.stopped();
     if (stop) return stop;
+    // Handed back (the consumer naks it with a delay, bounded by its failed-delivery limit): the redelivery resumes
+    // from the last stored checkpoint, re-sending a step that ran unrecorded under the same invocation id.
+    if (this.storeFailure) throw this.storeFailure.error;
     const tokenBudgetHit = this.overBudget.signal.aborted && !this.cancelled.signal.aborted;
     await finishGoal(finalOutcome(outcome, this.trace, tokenBudgetHit, limits), {
       ...finish,
@@ -468,6 +483,16 @@ class PursuitRun implements RunningGoal {
       ...(this.requestedBy ? { requestedBy: this.requestedBy } : {}),
     });
     return 'ack';
+  }
+
+  /** Runs a checkpoint hook, remembering a transient store error it threw (for `pursue` to hand the goal back). */
+  private async durably(save: () => Promise<unknown>): Promise<void> {
+    try {
+      await save();
+    } catch (err) {
+      if (isTransientStoreError(err)) this.storeFailure ??= { error: err };
+      throw err; // either way the executor must stop here: continuing would outrun the checkpoint
+    }
   }
 
   private progressFields(loop: Planner): Partial<GoalRecord> {
