@@ -30,6 +30,10 @@ export interface IdempotencyOptions {
  * - a claim whose lease expired (its runner died) is taken over with a compare-and-swap on its revision, and the tool
  *   runs again. Tools make that second run safe by keying their writes on the invocation id (resources.apply
  *   `idempotencyKey`), so writes that the dead runner already applied are not applied twice;
+ * - a runner that was only stalled past its lease (GC pause, blocked event loop, clock skew) and finds its claim taken
+ *   over (a renewal or the final recording fails its compare-and-swap) stops its tool (the signal given to `run`
+ *   aborts), records nothing and answers a retryable UNAVAILABLE: the new owner runs, records and answers, and the
+ *   caller's retry with the same invocation id waits for that result. So one invocation never has two recorded results;
  * - a value that is neither a result nor a claim (another version wrote it) is replaced the same way;
  * - only outputs within the `ToolOutput` contract are recorded, so a retry can always read the record back.
  */
@@ -40,10 +44,14 @@ export class IdempotentExecution {
     this.now = options.now ?? Date.now;
   }
 
+  /**
+   * `run` runs the tool; its signal aborts when another runner took the invocation over, and the tool must then stop
+   * (its output is dropped: `execute` answers without waiting for it).
+   */
   async execute(
     invocation: ToolInvocation,
     deadline: number,
-    run: () => Promise<ToolOutput>,
+    run: (takenOver: AbortSignal) => Promise<ToolOutput>,
   ): Promise<ToolOutput> {
     const { store, logger } = this.options;
     const pollMs = this.options.pollMs ?? 250;
@@ -89,52 +97,80 @@ export class IdempotentExecution {
     invocation: ToolInvocation,
     claim: ToolClaim,
     firstRevision: number,
-    run: () => Promise<ToolOutput>,
+    run: (takenOver: AbortSignal) => Promise<ToolOutput>,
   ): Promise<ToolOutput> {
     const { store, leaseMs, logger } = this.options;
+    const id = invocation.invocationId;
     let revision = firstRevision;
+    const lost = new AbortController();
+    const takenOver = new Promise<undefined>((resolve) =>
+      lost.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
+    );
+    // Retryable: the caller's retry (same invocation id) reaches the new owner's claim or result, never a third run.
+    const takenOverError = errorEnvelope(
+      'UNAVAILABLE',
+      `runner ${this.options.runner} lost invocation ${id} to another runner (its lease ran out); retry to get that runner's result`,
+    );
+    const loseClaim = (when: string) => {
+      logger.warn(`another runner took over the invocation ${when}; dropping this run`, { invocationId: id });
+      lost.abort(takenOverError);
+    };
     let renewing: Promise<void> = Promise.resolve();
     const renew = setInterval(
       () => {
         renewing = renewing.then(async () => {
-          const next = await store
-            .swap({ ...claim, leaseUntil: this.now() + leaseMs }, revision)
-            .catch(() => null);
-          if (next === null)
-            logger.warn('lost the claim of a running invocation', { invocationId: claim.invocationId });
+          if (lost.signal.aborted) return;
+          let next: number | null;
+          try {
+            next = await store.swap({ ...claim, leaseUntil: this.now() + leaseMs }, revision);
+          } catch (err) {
+            // The KV did not answer: the claim may still be ours, so the tool goes on and the next tick tries again
+            // (if the outage outlasts the lease and another runner takes over, that renewal finds it out).
+            logger.warn('claim not renewed', { invocationId: id, error: String(err) });
+            return;
+          }
+          // A failed compare-and-swap means the entry changed hands: another runner owns the invocation now and runs
+          // it, so this run must stop, or the tool would run twice at once and both would answer.
+          if (next === null) loseClaim('while it ran');
           else revision = next;
         });
       },
       Math.max(50, Math.floor(leaseMs / 3)),
     );
-    let output: ToolOutput;
+    let output: ToolOutput | undefined;
     try {
-      output = await run();
+      // The answer does not wait for a tool that ignores its signal once the claim is lost (as for deadlines).
+      output = await Promise.race([run(lost.signal), takenOver]);
     } finally {
       clearInterval(renew);
-      await renewing;
+      await renewing; // bounded by the KV client's request timeout; leaves `revision` at the last renewal
     }
+    if (output === undefined || lost.signal.aborted) return errorOutput(takenOverError);
     if (output.type === 'error' && output.error.retryable) {
       // A retryable failure (outage, busy dependency) is not final: free the invocation so a retry runs it again.
-      await store.release(invocation.invocationId, revision);
+      await store.release(id, revision);
       return output;
     }
     // Only an output a retry can read back is recorded and answered (an unreadable record would fail every retry).
     output = contractOutput(output);
     const record: ToolResultRecord = {
       schemaVersion: SCHEMA_VERSION,
-      invocationId: invocation.invocationId,
+      invocationId: id,
       goalId: invocation.goalId,
       tool: invocation.tool,
       output,
       recordedAt: new Date(this.now()).toISOString(),
     };
-    await store.record(record).catch((err: unknown) =>
-      logger.error('tool result not recorded', {
-        invocationId: invocation.invocationId,
-        error: String(err),
-      }),
-    );
+    // Recorded over this runner's own claim only (compare-and-swap): the tool may have ended after another runner took
+    // over but before a renewal noticed, and that runner's result is the one to record and answer.
+    const recorded = await store.recordOverClaim(record, revision).catch((err: unknown) => {
+      logger.error('tool result not recorded', { invocationId: id, error: String(err) });
+      return true; // the KV failed, not the claim: answer what the tool did, as before
+    });
+    if (!recorded) {
+      loseClaim('before its result was recorded');
+      return errorOutput(takenOverError);
+    }
     return output;
   }
 

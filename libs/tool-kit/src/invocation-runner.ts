@@ -1,5 +1,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Subjects, type ToolInvocation, type ToolOutput, errorEnvelope } from '@novelrag/contracts';
+import {
+  Subjects,
+  type ToolInvocation,
+  type ToolOutput,
+  errorEnvelope,
+  isErrorEnvelope,
+} from '@novelrag/contracts';
 import type { HostedTool } from './hosted-tool';
 import type { HostLogger } from './logger';
 import { errorOutput, thrownOutput, toWireOutput } from './outputs';
@@ -8,12 +14,14 @@ import { RemoteExecutionContext } from './remote-execution-context';
 export interface RunLimits {
   readonly deadline: number;
   readonly maxResultChars: number;
+  /** Stops the run from outside (another runner took the invocation over): the tool's signal aborts with its reason. */
+  readonly stop?: AbortSignal;
 }
 
 /**
- * Runs one tool call under its deadline and its goal's cancellation: the tool's signal aborts when either comes, and
- * the answer (TIMEOUT / CANCELLED) does not wait for a tool that ignores its signal, so one stuck tool never blocks the
- * runner. A rejection becomes an error output. An interaction answered UNAVAILABLE ends the call the same way, with a
+ * Runs one tool call under its deadline, its goal's cancellation and `limits.stop`: the tool's signal aborts when one
+ * comes, and the answer (TIMEOUT / CANCELLED / the stop's reason) does not wait for a tool that ignores its signal, so
+ * one stuck tool never blocks the runner. A rejection becomes an error output. An interaction answered UNAVAILABLE ends the call the same way, with a
  * retryable UNAVAILABLE.
  */
 export async function runInvocation(
@@ -48,6 +56,14 @@ export async function runInvocation(
       );
     },
   });
+  const onStop = () => {
+    const reason: unknown = limits.stop?.reason;
+    const error = isErrorEnvelope(reason) ? reason : errorEnvelope('UNAVAILABLE', `${tool.name} was stopped`);
+    controller.abort(error);
+    settle(errorOutput(error, elapsed()));
+  };
+  if (limits.stop?.aborted) onStop();
+  else limits.stop?.addEventListener('abort', onStop, { once: true });
   // An interaction answered UNAVAILABLE ends the call as a retryable failure whatever the tool makes of it, so the
   // result is not recorded and the re-sent invocation runs (and asks) again.
   const onUnavailable = (message: string) => {
@@ -83,6 +99,7 @@ export async function runInvocation(
   } finally {
     clearTimeout(timer);
     cancelSub.unsubscribe();
+    limits.stop?.removeEventListener('abort', onStop);
     if (!controller.signal.aborted) controller.abort(errorEnvelope('CANCELLED', 'invocation finished'));
   }
 }

@@ -70,6 +70,20 @@ export class ToolResultStore {
     await this.kv.put(KvKeys.toolResult(record.invocationId), JSON.stringify(record));
   }
 
+  /**
+   * Replaces this runner's claim (at `claimRevision`) with its result; false when the claim changed hands meanwhile
+   * (another runner took the invocation over and owns its result).
+   */
+  async recordOverClaim(record: ToolResultRecord, claimRevision: number): Promise<boolean> {
+    try {
+      await this.kv.update(KvKeys.toolResult(record.invocationId), JSON.stringify(record), claimRevision);
+      return true;
+    } catch (err) {
+      if (isWrongSequence(err)) return false;
+      throw err;
+    }
+  }
+
   /** Drops a claim (the runner gave the invocation back before running it). */
   async release(invocationId: string, revision: number): Promise<void> {
     await this.kv.delete(KvKeys.toolResult(invocationId), { previousSeq: revision }).catch(() => undefined);

@@ -252,12 +252,17 @@ export class ToolHost {
       invocation.deadline,
       this.now() + (tool.timeoutMs ?? this.options.defaultTimeoutMs ?? 120_000),
     );
-    const run = () =>
+    // `stop` aborts when another runner took the invocation over (see IdempotentExecution): the tool stops too.
+    const run = (stop?: AbortSignal) =>
       runInvocation(
         this.options.connection,
         tool,
         invocation,
-        { deadline, maxResultChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS },
+        {
+          deadline,
+          maxResultChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS,
+          ...(stop ? { stop } : {}),
+        },
         this.logger,
         this.now,
       );
