@@ -6,6 +6,7 @@ import {
   canTransition,
   isTerminalStatus,
 } from '@novelrag/contracts';
+import { fitRecord } from './goal-records';
 import type { GoalTrace } from './goal-trace';
 
 /** A checkpoint write refused because another pursuit of the goal started (or ended it) since this one did. */
@@ -78,7 +79,7 @@ export class GoalCheckpoint {
           throw new Error(`goal ${current.goalId}: status ${current.status} cannot become ${to}`);
         }
         statusChange = to !== current.status ? { from: current.status, to } : undefined;
-        return { ...current, ...patch, updatedAt: new Date().toISOString() };
+        return fitRecord({ ...current, ...patch, updatedAt: new Date().toISOString() });
       });
       this.latest = next;
       if (statusChange) {

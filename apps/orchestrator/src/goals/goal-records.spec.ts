@@ -1,7 +1,7 @@
 import { type PursuitOutcome, operationPlan, userGoal } from '@novelrag/agenturn';
 import { GoalRecord, GoalSubmission, SCHEMA_VERSION, StepRecord } from '@novelrag/contracts';
 import { finalOutcome, limitHitEvent } from './goal-finish';
-import { goalOutcomeOf, newGoalRecord, outcomeOfStep, stepRecordOf } from './goal-records';
+import { fitRecord, goalOutcomeOf, newGoalRecord, outcomeOfStep, stepRecordOf } from './goal-records';
 import type { GoalTrace } from './goal-trace';
 
 const at = '2026-01-02T03:04:05.000Z';
@@ -20,6 +20,44 @@ describe('goal records', () => {
     const record = GoalRecord.parse(newGoalRecord(submission, at));
     expect(record).toMatchObject({ status: 'queued', threadId: 'g-1', goal: null, request: 'create 余归' });
     expect(newGoalRecord({ ...submission, threadId: 'novel' }, at).threadId).toBe('novel');
+  });
+
+  it('keeps a long goal with large results within the KV value budget, clipping the oldest results first', () => {
+    const base = newGoalRecord(
+      GoalSubmission.parse({
+        schemaVersion: SCHEMA_VERSION,
+        goalId: 'g-big',
+        goal: 'read everything',
+        beliefs: [],
+        submittedAt: at,
+        source: 'user',
+      }),
+      at,
+    );
+    const step = (index: number, result: string) =>
+      stepRecordOf(
+        index,
+        {
+          operation: plan,
+          status: 'success',
+          result,
+          errorMessage: null,
+          startedAt: at,
+          completedAt: at,
+        },
+        `g-big-s${index}`,
+      );
+    const small = { ...base, steps: [step(0, 'short')] };
+    expect(fitRecord(small)).toBe(small);
+    // 12 results of 100 000 characters (the tool result cap): 1.2 MB, over a NATS message.
+    const big = { ...base, steps: Array.from({ length: 12 }, (_, i) => step(i, 'r'.repeat(100_000))) };
+    const fitted = fitRecord(big);
+    expect(Buffer.byteLength(JSON.stringify(fitted))).toBeLessThanOrEqual(768 * 1024);
+    const lengths = fitted.steps.map((s) => s.outcome.result?.length ?? 0);
+    expect(lengths[0]).toBeLessThan(2_200); // the oldest were clipped…
+    expect(lengths[11]).toBe(100_000); // …the newest kept whole
+    expect(fitted.steps[0]?.outcome.result).toMatch(/^r{2000}… \[clipped from 100000 characters/);
+    expect(GoalRecord.parse(fitted)).toBeTruthy();
   });
 
   it('steps round-trip through the checkpoint (success and failure)', () => {

@@ -15,6 +15,37 @@ import {
 
 export const ZERO_USAGE: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
+/**
+ * Budget of one goal record in the `goals` KV bucket: a KV value is one NATS message, at most the server's
+ * `max_payload` (1 MiB by default), and a long goal with large tool results (up to 100 000 characters each) would
+ * outgrow it and could no longer be checkpointed. Headroom is left for the message envelope.
+ */
+export const MAX_RECORD_BYTES = 768 * 1024;
+/** What a clipped step result keeps of its start. */
+const CLIPPED_RESULT_CHARS = 2_000;
+
+/**
+ * `record` within MAX_RECORD_BYTES: the results of its oldest steps are clipped first (their start kept, with a note
+ * saying so). The full results stay in the goal's trace (`operation.outcome`) and in the runners' `tool-results`. A
+ * record within the budget is returned as it is.
+ */
+export function fitRecord(record: GoalRecord, maxBytes = MAX_RECORD_BYTES): GoalRecord {
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+  let size = bytes(record);
+  if (size <= maxBytes) return record;
+  const steps = [...record.steps];
+  for (let i = 0; i < steps.length && size > maxBytes; i++) {
+    const step = steps[i] as StepRecord;
+    const result = step.outcome.result;
+    if (result === undefined || result.length <= CLIPPED_RESULT_CHARS) continue;
+    const note = `… [clipped from ${result.length} characters to keep the goal record small; the full result is in the trace]`;
+    const clipped = result.slice(0, CLIPPED_RESULT_CHARS) + note;
+    steps[i] = { ...step, outcome: { ...step.outcome, result: clipped } };
+    size -= bytes(result) - bytes(clipped);
+  }
+  return { ...record, steps };
+}
+
 /** The queued record of a submission (what the gateway stores before it publishes; also used when it is missing). */
 export function newGoalRecord(submission: GoalSubmission, now = new Date().toISOString()): GoalRecord {
   return {
