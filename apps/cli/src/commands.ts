@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   AspectsListReply,
   BacklogAddReply,
@@ -78,7 +79,8 @@ export async function runCommand(cmd: ParsedCommand, client: GatewayClient, io: 
       answerPolicy(cmd);
       const maxSteps = intOption(cmd.values, 'max-steps', 1, 1_000);
       const beliefs = cmd.values['belief'];
-      const key = stringOption(cmd.values, 'idempotency-key');
+      // Always keyed, so the client may repeat the submit after a 503 without creating a second goal.
+      const key = stringOption(cmd.values, 'idempotency-key') ?? `cli-${randomUUID()}`;
       const accepted = await client.request('/v1/goals', GoalAccepted, {
         method: 'POST',
         body: {
@@ -88,7 +90,7 @@ export async function runCommand(cmd: ParsedCommand, client: GatewayClient, io: 
           ...(Array.isArray(beliefs) && beliefs.length ? { beliefs } : {}),
           ...(maxSteps ? { limits: { maxSteps } } : {}),
         },
-        ...(key ? { headers: { 'idempotency-key': key } } : {}),
+        headers: { 'idempotency-key': key },
       });
       if (json) io.out(JSON.stringify({ type: 'accepted', ...accepted }));
       else io.out(io.style.dim(`goal ${accepted.goalId} ${accepted.status}`));

@@ -16,6 +16,8 @@ export type CliErrorKind = 'usage' | 'unreachable' | 'api' | 'timeout' | 'protoc
 
 export class CliError extends Error {
   override readonly name = 'CliError';
+  /** The gateway's Retry-After (seconds), when it sent one. */
+  retryAfterS: number | undefined;
   constructor(
     readonly kind: CliErrorKind,
     /** The gateway's error code (`NOT_FOUND`, `VALIDATION_FAILED`…) or the CLI's own (`USAGE`, `UNREACHABLE`…). */

@@ -16,6 +16,9 @@ export interface RequestOptions {
   readonly query?: Record<string, string | number | undefined>;
 }
 
+/** How often a safe request answered 503/504 is tried again. */
+const RETRIES = 3;
+
 /** Network-level failures of fetch (connection refused, DNS, reset) as opposed to HTTP errors. */
 function unreachable(url: string, err: unknown): CliError {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
@@ -68,8 +71,27 @@ export class GatewayClient {
     return parsed.data;
   }
 
-  /** One bounded request; returns the parsed JSON body of a 2xx answer (undefined when empty). */
+  /**
+   * A bounded request; returns the parsed JSON body of a 2xx answer (undefined when empty). A 503/504 (the bus busy or
+   * reconnecting) is tried again after its Retry-After, at most `RETRIES` times, when a repeat is safe: a GET, or a
+   * request carrying an Idempotency-Key.
+   */
   async raw(route: string, options: RequestOptions = {}): Promise<unknown> {
+    const method = options.method ?? 'GET';
+    const repeatable = method === 'GET' || options.headers?.['idempotency-key'] !== undefined;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(route, options);
+      } catch (err) {
+        const status = err instanceof CliError ? err.status : undefined;
+        if (!repeatable || attempt >= RETRIES || (status !== 503 && status !== 504)) throw err;
+        const seconds = err instanceof CliError ? err.retryAfterS : undefined;
+        await new Promise((r) => setTimeout(r, Math.min(5, seconds ?? 1) * 1_000));
+      }
+    }
+  }
+
+  private async once(route: string, options: RequestOptions): Promise<unknown> {
     const method = options.method ?? 'GET';
     const target = this.url(route, options.query);
     const signal = AbortSignal.timeout(this.options.timeoutMs);
@@ -105,7 +127,12 @@ export class GatewayClient {
         body = undefined;
       }
     }
-    if (!res.ok) throw apiError(res.status, body, `${method} ${route}`);
+    if (!res.ok) {
+      const error = apiError(res.status, body, `${method} ${route}`);
+      const retryAfter = Number(res.headers.get('retry-after'));
+      if (Number.isFinite(retryAfter) && retryAfter >= 0) error.retryAfterS = retryAfter;
+      throw error;
+    }
     if (text !== '' && body === undefined)
       throw new CliError('protocol', 'BAD_RESPONSE', `${method} ${route} answered with invalid JSON`);
     return body;
