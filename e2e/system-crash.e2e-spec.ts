@@ -1,15 +1,15 @@
 import { Kvm } from '@nats-io/kv';
-import { deferred } from '@novelrag/agenturn/testing';
 import { Buckets } from '@novelrag/contracts';
 import {
+  DEMO_REQUEST,
   DEMO_SCENARIO,
-  aspectDraft,
   type System,
+  expectDemoCompletedOnce,
   followAnswering,
+  holdAspectAnswer,
   installRules,
   startSystem,
   submitGoal,
-  writesByGroup,
 } from './support/system';
 
 // kill -9 of a tool-runner and of the orchestrator in the middle of one goal (the offline demo's 余归 scenario on an
@@ -29,36 +29,24 @@ describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrato
   });
 
   it('the goal completes and no write is applied twice', async () => {
-    const inCharacterTool = deferred();
-    const inFactionTool = deferred();
     // Slow model calls inside the tools, so the kills land while a runner is working on a step.
-    system.fake.once(
-      {
-        schemaName: 'aspect_metadata',
-        where: (r) => JSON.stringify(r.body).includes('the people of the story'),
-      },
-      () => {
-        inCharacterTool.resolve();
-        return { delayMs: 3_000, then: { json: aspectDraft('Characters of the story') } };
-      },
+    const inCharacterTool = holdAspectAnswer(
+      system.fake,
+      'the people of the story',
+      'Characters of the story',
     );
-    system.fake.once(
-      { schemaName: 'aspect_metadata', where: (r) => JSON.stringify(r.body).includes('sects, schools') },
-      () => {
-        inFactionTool.resolve();
-        return { delayMs: 3_000, then: { json: aspectDraft('Factions, sects and schools of the world') } };
-      },
+    const inFactionTool = holdAspectAnswer(
+      system.fake,
+      'sects, schools',
+      'Factions, sects and schools of the world',
     );
     installRules(system.fake, DEMO_SCENARIO.rules);
 
-    const goalId = await submitGoal(system, {
-      request: 'Create a protagonist named 余归 and link her to the Azure Sect',
-      lang: 'en',
-    });
+    const goalId = await submitGoal(system, { request: DEMO_REQUEST, lang: 'en' });
     const following = followAnswering(system, goalId, true, 90_000);
 
     // Step 0: kill -9 the runner that claimed the invocation (its claim names it).
-    await inCharacterTool.promise;
+    await inCharacterTool;
     const kv = await new Kvm(system.nc).open(Buckets.toolResults);
     const claim = (await kv.get(`${goalId}-s0`))?.json<{ runner: string }>();
     const victim = system.processes.find((p) => p.name === claim?.runner);
@@ -66,7 +54,7 @@ describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrato
     victim.child.kill('SIGKILL');
 
     // Step 1: kill -9 the orchestrator while the surviving runner works; a new one resumes the goal.
-    await inFactionTool.promise;
+    await inFactionTool;
     const orchestrator = system.processes.find((p) => p.name === 'crash-orch-1')!;
     const exited = new Promise((resolve) => orchestrator.child.once('exit', resolve));
     orchestrator.child.kill('SIGKILL');
@@ -79,30 +67,8 @@ describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrato
       expect.objectContaining({ attempt: 1 }),
       expect.objectContaining({ attempt: 2 }),
     ]);
-    const goal = await system.http(`/v1/goals/${goalId}`);
-    expect(goal.body['status']).toBe('completed');
-    const steps = goal.body['steps'] as {
-      plan: { tool: string };
-      outcome: { status: string; invocationId: string };
-    }[];
-    expect(steps.map((s) => [s.plan.tool, s.outcome.status])).toEqual([
-      ['AspectCreateTool', 'success'],
-      ['AspectCreateTool', 'success'],
-      ['ResourceWriteTool', 'success'],
-      ['ResourceRelationWriteTool', 'success'],
-    ]);
-    // One application per step: the killed runner never wrote, the resumed step got the recorded result. An aspect
-    // step writes one operation; a write or relation step one group of distinct operations (a second application
-    // would repeat them).
-    const writesOf = await writesByGroup(system);
-    for (const step of steps) {
-      const writes = writesOf(step.outcome.invocationId);
-      expect({ id: step.outcome.invocationId, distinct: new Set(writes).size }).toEqual({
-        id: step.outcome.invocationId,
-        distinct: writes.length,
-      });
-      if (step.plan.tool === 'AspectCreateTool') expect(writes).toHaveLength(1);
-    }
+    // One application per step: the killed runner never wrote, the resumed step got the recorded result.
+    await expectDemoCompletedOnce(system, goalId);
     const roots = await system.http('/v1/resources?uri=/character');
     expect(roots.body['rootIds']).toEqual(['yugui']);
     // The faction aspect's tool ran once: the resumed invocation was served from the runner's record.

@@ -355,11 +355,43 @@ export const aspectDraft = (description: string) => ({
   extra_sections: [],
 });
 
+/** The demo scenario's request (the 余归 goal of the seeds). */
+export const DEMO_REQUEST = 'Create a protagonist named 余归 and link her to the Azure Sect';
+
 /**
- * The operations each undo group (a step's invocation id) applied, from the repository's history, as JSON text: a
- * write applied twice shows as repeated operations in its group.
+ * Makes AspectCreateTool's model call for the aspect whose prompt mentions `marker` answer after 3 s (once), so a
+ * crash can land while a runner works on that step; resolves when that call arrives.
  */
-export async function writesByGroup(system: System): Promise<(group: string) => string[]> {
+export function holdAspectAnswer(fake: FakeOpenAIServer, marker: string, description: string): Promise<void> {
+  return new Promise((resolve) => {
+    fake.once(
+      { schemaName: 'aspect_metadata', where: (r) => JSON.stringify(r.body).includes(marker) },
+      () => {
+        resolve();
+        return { delayMs: 3_000, then: { json: aspectDraft(description) } };
+      },
+    );
+  });
+}
+
+/**
+ * The demo goal ended completed, with its four steps successful, and each step's writes applied once: one operation for
+ * an aspect step, one group of distinct operations for a write or relation step (a second application would repeat
+ * them), read from the repository's operation history.
+ */
+export async function expectDemoCompletedOnce(system: System, goalId: string): Promise<void> {
+  const goal = await system.http(`/v1/goals/${goalId}`);
+  expect(goal.body['status']).toBe('completed');
+  const steps = goal.body['steps'] as {
+    plan: { tool: string };
+    outcome: { status: string; invocationId: string };
+  }[];
+  expect(steps.map((s) => [s.plan.tool, s.outcome.status])).toEqual([
+    ['AspectCreateTool', 'success'],
+    ['AspectCreateTool', 'success'],
+    ['ResourceWriteTool', 'success'],
+    ['ResourceRelationWriteTool', 'success'],
+  ]);
   const history = await busRequest(
     system.nc,
     Subjects.resources.operations,
@@ -369,5 +401,10 @@ export async function writesByGroup(system: System): Promise<(group: string) => 
       timeoutMs: 5_000,
     },
   );
-  return (group) => history.entries.filter((e) => e.group === group).map((e) => JSON.stringify(e.operation));
+  for (const step of steps) {
+    const id = step.outcome.invocationId;
+    const writes = history.entries.filter((e) => e.group === id).map((e) => JSON.stringify(e.operation));
+    expect({ id, distinct: new Set(writes).size }).toEqual({ id, distinct: writes.length });
+    if (step.plan.tool === 'AspectCreateTool') expect(writes).toHaveLength(1);
+  }
 }

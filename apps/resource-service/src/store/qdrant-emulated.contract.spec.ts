@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { contractEmbedder, makeItem, makeRecord, STORE_CONTRACT_DIMENSIONS } from './contract/fixtures';
+import { qdrantContractStore } from './contract/qdrant-factory';
 import { describeStoreContract } from './contract/store-contract';
 import { QdrantResourceStore } from './qdrant-store';
 import * as qdrantEmulator from './testing/qdrant-emulator';
@@ -22,23 +23,7 @@ afterAll(async () => {
 
 describeStoreContract(SUITE, {
   async create() {
-    const client = clientOf((await running()).url);
-    const collection = newName('novelrag_contract');
-    const open = () =>
-      QdrantResourceStore.open({ client, collection, dimensions: STORE_CONTRACT_DIMENSIONS });
-    let current = await open();
-    return {
-      store: current,
-      async reopen() {
-        current = await open();
-        return current;
-      },
-      async cleanup() {
-        await current.close();
-        await client.deleteCollection(collection);
-        await client.deleteCollection(`${collection}_meta`);
-      },
-    };
+    return qdrantContractStore(clientOf((await running()).url));
   },
 });
 

@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainers';
-import { STORE_CONTRACT_DIMENSIONS } from './contract/fixtures';
+import { qdrantContractStore } from './contract/qdrant-factory';
 import { describeStoreContract } from './contract/store-contract';
-import { QdrantResourceStore } from './qdrant-store';
 
 // Where the Qdrant contract runs (stack-facts §4): QDRANT_URL first, else a qdrant/qdrant container when a
 // container runtime answers, else a visible skip. Jest registers tests synchronously, so the runtime probe runs
@@ -53,23 +51,8 @@ describeStoreContract('Qdrant', {
   async create() {
     const url = await qdrantUrl();
     const apiKey = process.env['QDRANT_API_KEY'];
-    const client = new QdrantClient({ url, ...(apiKey ? { apiKey } : {}), checkCompatibility: false });
-    // A collection per test keeps tests independent on a shared server.
-    const collection = `novelrag_contract_${randomBytes(6).toString('hex')}`;
-    const open = () =>
-      QdrantResourceStore.open({ client, collection, dimensions: STORE_CONTRACT_DIMENSIONS });
-    let current = await open();
-    return {
-      store: current,
-      async reopen() {
-        current = await open();
-        return current;
-      },
-      async cleanup() {
-        await current.close();
-        await client.deleteCollection(collection);
-        await client.deleteCollection(`${collection}_meta`);
-      },
-    };
+    return qdrantContractStore(
+      new QdrantClient({ url, ...(apiKey ? { apiKey } : {}), checkCompatibility: false }),
+    );
   },
 });
