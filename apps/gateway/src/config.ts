@@ -4,9 +4,8 @@ const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 
 /** This service's own environment variables (BaseEnv from @novelrag/bus adds the shared ones). */
 export const GatewayEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  /** Comma-separated API keys accepted as `Authorization: Bearer <key>` (at least 16 characters each). */
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080).describe('Port of the REST API.'),
+  HOST: z.string().min(1).default('127.0.0.1').describe('Address the REST API listens on.'),
   NOVELRAG_API_KEYS: z
     .string()
     .default('')
@@ -16,15 +15,26 @@ export const GatewayEnv = z.object({
         .map((k) => k.trim())
         .filter(Boolean),
     )
-    .refine((keys) => keys.every((k) => k.length >= 16), 'every key must have at least 16 characters'),
-  /** Explicit opt-out of authentication for local use. */
-  NOVELRAG_AUTH_DISABLED: flag.default(false),
+    .refine((keys) => keys.every((k) => k.length >= 16), 'every key must have at least 16 characters')
+    .describe('Comma-separated API keys (16+ characters each) accepted as `Authorization: Bearer <key>`.'),
+  NOVELRAG_AUTH_DISABLED: flag
+    .default(false)
+    .describe(
+      'Explicit opt-out of authentication for local use (`npm start` sets it when no API keys are given, and says so).',
+    ),
   NOVELRAG_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
     .min(1_024)
     .max(10 * 1024 * 1024)
-    .default(256 * 1024),
-  NOVELRAG_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(600),
+    .default(256 * 1024)
+    .describe('Largest accepted request body in bytes; a larger one is answered `413`.'),
+  NOVELRAG_RATE_LIMIT_PER_MIN: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(600)
+    .describe('Requests per minute per API key, then `429` with `Retry-After`.'),
 });
 export type GatewayEnv = z.infer<typeof GatewayEnv>;

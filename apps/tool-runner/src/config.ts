@@ -7,23 +7,37 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 /** This service's own environment variables (BaseEnv from @novelrag/bus adds the shared ones). */
 export const ToolRunnerEnv = z
   .object({
-    /** Invocations one runner executes at once; beyond it callers get UNAVAILABLE and retry on another runner. */
-    NOVELRAG_TOOL_CONCURRENCY: int(1, 256).default(4),
-    /** Limit of a tool that declares none (built-in tools declare their own). */
-    NOVELRAG_TOOL_TIMEOUT_MS: int(100, 60 * 60_000).default(120_000),
-    /** A running invocation's claim lasts this long unless renewed; a dead runner's claim is taken over after it. */
-    NOVELRAG_TOOL_LEASE_MS: int(500, 10 * 60_000).default(10_000),
-    /** Result size cap in characters. */
-    NOVELRAG_TOOL_MAX_RESULT_CHARS: int(100, MAX_TOOL_RESULT_CHARS).default(MAX_TOOL_RESULT_CHARS),
-    /** KV bucket of recorded results and claims (shared by all runners; default `tool-results`). */
+    NOVELRAG_TOOL_CONCURRENCY: int(1, 256)
+      .default(4)
+      .describe(
+        'Invocations one runner executes at once; beyond it callers get `UNAVAILABLE` and retry on another runner.',
+      ),
+    NOVELRAG_TOOL_TIMEOUT_MS: int(100, 60 * 60_000)
+      .default(120_000)
+      .describe('Limit of a tool that declares none (the built-in tools declare their own).'),
+    NOVELRAG_TOOL_LEASE_MS: int(500, 10 * 60_000)
+      .default(10_000)
+      .describe(
+        "A running invocation's claim lasts this long unless renewed; a dead runner's claim is taken over after it.",
+      ),
+    NOVELRAG_TOOL_MAX_RESULT_CHARS: int(100, MAX_TOOL_RESULT_CHARS)
+      .default(MAX_TOOL_RESULT_CHARS)
+      .describe('Result size cap in characters (a longer result is answered with `TOOL_OUTPUT_TOO_LARGE`).'),
     NOVELRAG_TOOL_RESULTS_BUCKET: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ only')
-      .default(Buckets.toolResults),
-    /** Bound on one resource-service request from a tool. */
-    NOVELRAG_RESOURCE_TIMEOUT_MS: int(100, 10 * 60_000).default(15_000),
-    /** Prompt templates folder (`<dir>/<lang>/<name>.njk`); default: the nearest `templates/`. */
-    NOVELRAG_TEMPLATES_DIR: z.string().min(1).optional(),
+      .default(Buckets.toolResults)
+      .describe('KV bucket of claims and recorded results, shared by all runners.'),
+    NOVELRAG_RESOURCE_TIMEOUT_MS: int(100, 10 * 60_000)
+      .default(15_000)
+      .describe('Bound on one resource-service request from a tool.'),
+    NOVELRAG_TEMPLATES_DIR: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Prompt templates folder (`<dir>/<lang>/<name>.njk`); default: the nearest `templates/` folder.',
+      ),
   })
   .extend(LlmEnv.shape);
 export type ToolRunnerEnv = z.infer<typeof ToolRunnerEnv>;

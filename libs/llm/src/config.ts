@@ -33,18 +33,31 @@ const purposeModels = optionalString.transform((value, ctx) => {
 
 /** The LLM part of a service's environment. Parse it once at boot with `parseLlmEnv`. */
 export const LlmEnv = z.object({
-  OPENAI_API_KEY: optionalString,
-  OPENAI_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
-  /** Default chat model. */
-  NOVELRAG_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini'),
-  /** Per-purpose overrides: `decide=gpt-4o,assess=gpt-4o-mini`. */
-  NOVELRAG_MODELS: purposeModels,
+  OPENAI_API_KEY: optionalString.describe(
+    'Key of the OpenAI-compatible provider. With neither this nor `OPENAI_BASE_URL` no real model is used (`npm start` then runs the scripted model).',
+  ),
+  OPENAI_BASE_URL: optionalString
+    .pipe(z.url({ protocol: /^https?$/ }).optional())
+    .describe('Any OpenAI-compatible server (vLLM, Ollama, llama.cpp, Azure…); default: OpenAI.'),
+  NOVELRAG_MODEL: optionalString.transform((v) => v ?? 'gpt-4o-mini').describe('Default chat model.'),
+  NOVELRAG_MODELS: purposeModels.describe(
+    'Per-purpose model overrides, e.g. `decide=gpt-4o,assess=gpt-4o-mini`.',
+  ),
   NOVELRAG_LLM_MODE: optionalString
     .pipe(z.enum(['json_schema', 'json_object']).optional())
-    .transform((v) => v ?? 'json_schema'),
-  NOVELRAG_LLM_TIMEOUT_MS: positiveInt.transform((v) => v ?? 60_000),
-  NOVELRAG_EMBEDDING_MODEL: optionalString,
-  NOVELRAG_EMBEDDING_DIMENSIONS: positiveInt,
+    .transform((v) => v ?? 'json_schema')
+    .describe(
+      'Structured output mode: `json_object` for servers without strict structured outputs (the schema then goes in the prompt).',
+    ),
+  NOVELRAG_LLM_TIMEOUT_MS: positiveInt
+    .transform((v) => v ?? 60_000)
+    .describe('Bound on one model request, transport retries included.'),
+  NOVELRAG_EMBEDDING_MODEL: optionalString.describe(
+    'OpenAI-compatible `/v1/embeddings` model for the resource-service; default: a local hashed n-gram embedder.',
+  ),
+  NOVELRAG_EMBEDDING_DIMENSIONS: positiveInt.describe(
+    'Vector size of `NOVELRAG_EMBEDDING_MODEL`; required for models whose size is not known.',
+  ),
 });
 export type LlmEnv = z.infer<typeof LlmEnv>;
 

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+
+// The launcher, the CLI, the demo and the test and benchmark scripts read their variables straight from the
+// environment (they have no boot-time schema). These schemas only describe those variables for
+// docs/configuration.md; the defaults mirror the programs' own. The docs test scans every source file for the
+// variables it reads, so a variable added to a program without a line here fails it.
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** `npm start` (tools/scripts/start.mjs): its own variables; it passes the whole environment on to the services. */
+export const LauncherEnv = z.object({
+  NOVELRAG_TOOL_RUNNERS: int(1, 16).default(2).describe('Tool-runner processes `npm start` starts.'),
+  NOVELRAG_LOGS: z
+    .enum(['inherit'])
+    .optional()
+    .describe(
+      "`inherit` streams the services' logs to the terminal; by default they go to files in `<data dir>/logs`.",
+    ),
+  NOVELRAG_LLM: z
+    .enum(['openai', 'scripted'])
+    .optional()
+    .describe(
+      'Model mode: `openai` (needs `OPENAI_API_KEY` and/or `OPENAI_BASE_URL`) or `scripted` (an OpenAI-compatible server replaying `NOVELRAG_SCENARIO`). Default: `openai` when either `OPENAI_*` variable is set, else `scripted`.',
+    ),
+  NOVELRAG_SCENARIO: z
+    .string()
+    .default('tools/demo/scenario.json')
+    .describe('Recorded scenario the scripted model replays (relative to the repository).'),
+  NOVELRAG_SCRIPTED_DELAY_MS: int(0, 60_000).default(150).describe('Delay of every scripted model answer.'),
+  NOVELRAG_SCRIPTED_DUMP: z
+    .string()
+    .optional()
+    .describe('Folder where the scripted model writes every request it receives (for recording scenarios).'),
+  LANCEDB_LOG: z
+    .string()
+    .default('error')
+    .describe(
+      "Level of LanceDB's native logger; `npm start`, `npm test` and `npm run bench` set `error` unless given (it warns on every search otherwise).",
+    ),
+});
+
+/** The CLI (`novelrag`) and `npm run demo`: clients of the gateway. */
+export const ClientEnv = z.object({
+  NOVELRAG_URL: z
+    .url()
+    .default('http://127.0.0.1:8080')
+    .describe('The gateway to talk to (`--url` overrides).'),
+  NOVELRAG_API_KEY: z
+    .string()
+    .optional()
+    .describe('API key sent as `Authorization: Bearer <key>` (`--api-key` overrides).'),
+  NO_COLOR: z.string().optional().describe('Any value turns colours off in the CLI output.'),
+});
+
+/** `npm test` and the test harness in libs/testkit. */
+export const TestEnv = z.object({
+  SKIP_STATIC: z
+    .string()
+    .optional()
+    .describe(
+      'Any value makes `npm test` skip the project graph, lint, format and typecheck steps (build and Jest only).',
+    ),
+  DOCKER_HOST: z
+    .string()
+    .optional()
+    .describe(
+      'A Docker engine for testcontainers: the NATS harness falls back to a container when no `nats-server` is on PATH (also found through `/var/run/docker.sock`).',
+    ),
+});
+
+/** `npm run bench` (tools/scripts/bench.mjs and bench/*.bench.mjs); command-line options take precedence. */
+export const BenchEnv = z.object({
+  BENCH_ONLY: z
+    .string()
+    .optional()
+    .describe('Comma-separated benchmarks to run (`system`, `resources`); default: all.'),
+  BENCH_SIZES: z.string().default('10000').describe('Resource benchmark: store sizes (comma-separated).'),
+  BENCH_STORES: z
+    .string()
+    .optional()
+    .describe(
+      'Resource benchmark: stores to measure; default `memory,lancedb`, plus `qdrant` with `QDRANT_URL`.',
+    ),
+  BENCH_QUERIES: int(1, 1_000_000)
+    .default(200)
+    .describe('Resource benchmark: searches and segment requests per size.'),
+  BENCH_BATCH: int(1, 1_000_000).default(500).describe('Resource benchmark: elements per insert batch.'),
+  BENCH_INSTANCE: z
+    .string()
+    .optional()
+    .describe("Set by the system benchmark for its no-op tool runner: the runner's instance name."),
+  BENCH_CONCURRENCY: int(1, 10_000)
+    .default(64)
+    .describe('Set by the system benchmark for its no-op tool runner: invocations it runs at once.'),
+});
