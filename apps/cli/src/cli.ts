@@ -1,5 +1,5 @@
 import { parseCommandLine } from './args';
-import { runCommand } from './commands';
+import { runCommand } from './commands/run-command';
 import { CliError } from './errors';
 import { GatewayClient } from './gateway-client';
 import type { CliIo } from './io';

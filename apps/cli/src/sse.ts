@@ -77,6 +77,16 @@ export interface SseFollowOptions {
   readonly onReconnect?: (attempt: number, lastEventId: string | undefined, reason: string) => void;
 }
 
+/** What the follow carries from one connection to the next. */
+interface FollowState {
+  /** The id of the last message yielded (sent as Last-Event-ID on reconnect). */
+  lastEventId: string | undefined;
+  /** Connections lost in a row without a message in between. */
+  failures: number;
+  /** Why the last connection was lost (for the notice and the final error). */
+  reason: string;
+}
+
 /**
  * Follows an SSE route of the gateway until it sends `event: end`: reconnects after a drop, an idle connection or an
  * `event: error`, resuming with `Last-Event-ID` so nothing is missed or repeated. HTTP errors (404, 401…) are thrown as
@@ -87,92 +97,118 @@ export async function* followSse(
   route: string,
   options: SseFollowOptions,
 ): AsyncGenerator<SseMessage> {
-  let lastEventId = options.lastEventId;
+  const state: FollowState = { lastEventId: options.lastEventId, failures: 0, reason: '' };
   const idleMs = options.idleMs ?? 45_000;
   const maxReconnects = options.maxReconnects ?? 8;
-  let failures = 0;
   for (;;) {
     if (options.signal.aborted) throw timeoutError(route);
-    const connection = new AbortController();
-    const abortConnection = () => connection.abort();
-    options.signal.addEventListener('abort', abortConnection, { once: true });
-    let idle: NodeJS.Timeout | undefined;
-    const touch = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => connection.abort(), idleMs);
-    };
-    let reason = 'the connection closed';
-    try {
-      touch();
-      const res = await fetch(client.url(route), {
-        signal: connection.signal,
-        headers: {
-          accept: 'text/event-stream',
-          ...client.authHeaders(),
-          ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}),
-        },
-      });
-      if (!res.ok) {
-        const text = await res.text().catch(() => '');
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = undefined;
-        }
-        const error = apiError(res.status, body, `GET ${route}`);
-        // 5xx / 503 may be a gateway restart: retry; 4xx is final.
-        if (res.status < 500) throw error;
-        reason = error.message;
-      } else if (res.body) {
-        const parser = new SseParser();
-        const decoder = new TextDecoder();
-        const reader = res.body.getReader();
-        try {
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            touch();
-            for (const message of parser.feed(decoder.decode(value, { stream: true }))) {
-              if (message.event === 'end') return;
-              if (message.event === 'error') {
-                reason = `the gateway reported: ${message.data}`;
-                continue;
-              }
-              if (message.id !== undefined) lastEventId = message.id;
-              failures = 0;
-              yield message;
-            }
-          }
-        } finally {
-          reader.releaseLock();
-        }
-      }
-    } catch (err) {
-      if (err instanceof CliError) throw err;
-      if (options.signal.aborted) throw timeoutError(route);
-      reason = connection.signal.aborted
-        ? `no data for ${idleMs} ms`
-        : err instanceof Error
-          ? (err.cause instanceof Error ? err.cause.message : err.message) || err.name
-          : String(err);
-    } finally {
-      clearTimeout(idle);
-      options.signal.removeEventListener('abort', abortConnection);
-      connection.abort();
-    }
-    failures += 1;
-    if (failures > maxReconnects) {
+    if (yield* connectOnce(client, route, options.signal, idleMs, state)) return;
+    state.failures += 1;
+    if (state.failures > maxReconnects) {
       throw new CliError(
         'unreachable',
         'UNREACHABLE',
-        `lost the event stream of ${route} ${maxReconnects} times in a row (${reason}); resume with \`novelrag follow\``,
-        lastEventId !== undefined ? { lastEventId } : undefined,
+        `lost the event stream of ${route} ${maxReconnects} times in a row (${state.reason}); resume with \`novelrag follow\``,
+        state.lastEventId !== undefined ? { lastEventId: state.lastEventId } : undefined,
       );
     }
-    options.onReconnect?.(failures, lastEventId, reason);
-    await delay(Math.min(250 * 2 ** (failures - 1), 5_000), options.signal);
+    options.onReconnect?.(state.failures, state.lastEventId, state.reason);
+    await delay(Math.min(250 * 2 ** (state.failures - 1), 5_000), options.signal);
   }
+}
+
+/**
+ * One connection: yields its messages and returns true once the stream ended (`event: end`), false when the
+ * connection was lost (why in `state.reason`). Throws a 4xx answer as its CliError, and TIMEOUT once `signal` aborts.
+ */
+async function* connectOnce(
+  client: GatewayClient,
+  route: string,
+  signal: AbortSignal,
+  idleMs: number,
+  state: FollowState,
+): AsyncGenerator<SseMessage, boolean> {
+  const connection = new AbortController();
+  const abortConnection = () => connection.abort();
+  signal.addEventListener('abort', abortConnection, { once: true });
+  let idle: NodeJS.Timeout | undefined;
+  const touch = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => connection.abort(), idleMs);
+  };
+  state.reason = 'the connection closed';
+  try {
+    touch();
+    const res = await fetch(client.url(route), {
+      signal: connection.signal,
+      headers: {
+        accept: 'text/event-stream',
+        ...client.authHeaders(),
+        ...(state.lastEventId !== undefined ? { 'last-event-id': state.lastEventId } : {}),
+      },
+    });
+    if (!res.ok) state.reason = await httpFailure(res, route);
+    else if (res.body) return yield* readMessages(res.body, touch, state);
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    if (signal.aborted) throw timeoutError(route);
+    state.reason = connection.signal.aborted ? `no data for ${idleMs} ms` : errorReason(err);
+  } finally {
+    clearTimeout(idle);
+    signal.removeEventListener('abort', abortConnection);
+    connection.abort();
+  }
+  return false;
+}
+
+/** Yields the messages of one response body; returns true at `event: end`, false when the body closes. */
+async function* readMessages(
+  body: ReadableStream<Uint8Array>,
+  touch: () => void,
+  state: FollowState,
+): AsyncGenerator<SseMessage, boolean> {
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return false;
+      touch();
+      for (const message of parser.feed(decoder.decode(value, { stream: true }))) {
+        if (message.event === 'end') return true;
+        if (message.event === 'error') {
+          state.reason = `the gateway reported: ${message.data}`;
+          continue;
+        }
+        if (message.id !== undefined) state.lastEventId = message.id;
+        state.failures = 0;
+        yield message;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** A non-2xx answer: thrown when final (4xx), else its message as the reason to retry (5xx may be a restart). */
+async function httpFailure(res: Response, route: string): Promise<string> {
+  const text = await res.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const error = apiError(res.status, body, `GET ${route}`);
+  if (res.status < 500) throw error;
+  return error.message;
+}
+
+function errorReason(err: unknown): string {
+  return err instanceof Error
+    ? (err.cause instanceof Error ? err.cause.message : err.message) || err.name
+    : String(err);
 }
 
 function timeoutError(route: string): CliError {

@@ -1,6 +1,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chatCompletion, embeddingsResponse, errorBody, estimateTokens } from './fake-openai-responses';
+import { describe, isObject, type Json, matches, parseRequest } from './fake-openai-requests';
 import type {
   FakeHandler,
   FakeMatch,
@@ -14,64 +15,6 @@ import type {
 interface ActiveHandler {
   readonly handler: FakeHandler;
   remaining: number;
-}
-
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function kindOf(body: Json): FakeRequestKind {
-  if (Array.isArray(body['tools']) && body['tools'].length > 0) return 'tools';
-  if (isObject(body['response_format']) && body['response_format']['type'] !== 'text') return 'structured';
-  return 'text';
-}
-
-function schemaNameOf(body: Json): string | undefined {
-  const format = body['response_format'];
-  if (!isObject(format) || !isObject(format['json_schema'])) return undefined;
-  const name = format['json_schema']['name'];
-  return typeof name === 'string' ? name : undefined;
-}
-
-function toolNamesOf(body: Json): string[] {
-  const tools = body['tools'];
-  if (!Array.isArray(tools)) return [];
-  return tools.flatMap((t: unknown) =>
-    isObject(t) && isObject(t['function']) && typeof t['function']['name'] === 'string'
-      ? [t['function']['name']]
-      : [],
-  );
-}
-
-function matches(match: FakeMatch | undefined, request: RecordedRequest): boolean {
-  const endpoint = match?.endpoint ?? 'chat';
-  if (endpoint !== request.endpoint) return false;
-  if (!match) return true;
-  if (match.kind !== undefined && match.kind !== request.kind) return false;
-  if (match.schemaName !== undefined && match.schemaName !== request.schemaName) return false;
-  if (match.model !== undefined && (!isObject(request.body) || request.body['model'] !== match.model))
-    return false;
-  if (match.toolNames !== undefined) {
-    const names = request.toolNames ?? [];
-    if (typeof match.toolNames === 'function') {
-      if (!match.toolNames(names)) return false;
-    } else {
-      const want = [...match.toolNames].sort();
-      const got = [...names].sort();
-      if (want.length !== got.length || want.some((n, i) => n !== got[i])) return false;
-    }
-  }
-  return match.where === undefined || match.where(request);
-}
-
-function describe(request: RecordedRequest): string {
-  if (request.endpoint !== 'chat') return `${request.method} ${request.path}`;
-  const parts = [`${request.kind ?? 'unknown'} chat request`];
-  if (request.schemaName) parts.push(`schema "${request.schemaName}"`);
-  if (request.toolNames?.length) parts.push(`tools [${request.toolNames.join(', ')}]`);
-  return parts.join(', ');
 }
 
 /**
@@ -185,46 +128,16 @@ export class FakeOpenAIServer {
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req);
-    let body: unknown = undefined;
-    if (raw !== '') {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        body = raw;
-      }
-    }
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const endpoint =
-      req.method === 'POST' && path === '/v1/chat/completions'
-        ? 'chat'
-        : req.method === 'POST' && path === '/v1/embeddings'
-          ? 'embeddings'
-          : req.method === 'GET' && path === '/v1/models'
-            ? 'models'
-            : 'other';
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (k === 'authorization' || k === 'api-key' || v === undefined) continue;
-      headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    }
-    const json = isObject(body) ? body : {};
-    const base = { method: req.method ?? 'GET', path, endpoint, headers, body } as const;
-    const described =
-      endpoint === 'chat'
-        ? { ...base, kind: kindOf(json), schemaName: schemaNameOf(json), toolNames: toolNamesOf(json) }
-        : base;
+    const described = await parseRequest(req);
     const found = this.handlers.find(
       (h) => h.remaining > 0 && matches(h.handler.match, { ...described, matched: true }),
     );
-    const record: RecordedRequest = { ...described, matched: found !== undefined || endpoint !== 'chat' };
-    this.requests.push(record);
-    for (const w of this.waiters.filter((w) => this.requests.length >= w.count)) {
-      this.waiters.splice(this.waiters.indexOf(w), 1);
-      w.resolve();
-    }
-
-    switch (endpoint) {
+    const record: RecordedRequest = {
+      ...described,
+      matched: found !== undefined || described.endpoint !== 'chat',
+    };
+    this.record(record);
+    switch (record.endpoint) {
       case 'models':
         this.send(res, 200, {
           object: 'list',
@@ -240,19 +153,35 @@ export class FakeOpenAIServer {
         this.send(
           res,
           404,
-          errorBody(`FakeOpenAIServer does not serve ${req.method} ${path}`, 'invalid_request_error'),
+          errorBody(
+            `FakeOpenAIServer does not serve ${record.method} ${record.path}`,
+            'invalid_request_error',
+          ),
         );
         return;
       case 'chat':
       case 'embeddings':
-        break;
+        this.reply(res, record, found);
     }
-    if (json['stream'] === true) {
+  }
+
+  /** Keeps the request and wakes the waiters whose count is reached. */
+  private record(record: RecordedRequest): void {
+    this.requests.push(record);
+    for (const w of this.waiters.filter((w) => this.requests.length >= w.count)) {
+      this.waiters.splice(this.waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  }
+
+  /** Answers a chat or embeddings request with its handler (default vectors for embeddings, else a 500). */
+  private reply(res: ServerResponse, record: RecordedRequest, found: ActiveHandler | undefined): void {
+    if (isObject(record.body) && record.body['stream'] === true) {
       this.send(res, 400, errorBody('FakeOpenAIServer does not stream', 'invalid_request_error'));
       return;
     }
     if (!found) {
-      if (endpoint === 'embeddings') {
+      if (record.endpoint === 'embeddings') {
         this.answer(res, record, { text: '' }, undefined);
         return;
       }
@@ -345,13 +274,4 @@ export class FakeOpenAIServer {
     });
     res.end(text);
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }

@@ -1,4 +1,4 @@
-import { toolError, toolResult } from '@novelrag/agenturn';
+import { type ToolOutput, toolError, toolResult } from '@novelrag/agenturn';
 import { type FindReply, type JsonObject, type ResourceOperation, isResourceUri } from '@novelrag/contracts';
 import type { HostedTool, ToolContext } from '@novelrag/tool-kit';
 import { z } from 'zod';
@@ -28,40 +28,179 @@ function relationsOf(side: Side, target: string): string[] {
   return side.found.kind === 'element' ? [...(side.found.element.relationships[target] ?? [])] : [];
 }
 
+/** The call's parameters. */
+interface RelationRequest {
+  readonly sourceUri: string;
+  readonly targetUri: string;
+  readonly operation: string;
+  readonly description: string;
+}
+
+/** The relation lists before and after the write, in both directions (backward null when the target is an aspect). */
+interface RelationChange {
+  readonly replayed: boolean;
+  readonly oldForward: string[];
+  readonly newForward: string[];
+  readonly oldBackward: string[] | null;
+  readonly newBackward: string[] | null;
+}
+
+function requestOf(params: Readonly<Record<string, unknown>>): RelationRequest {
+  return {
+    sourceUri: String(params['source_resource_uri']),
+    targetUri: String(params['target_resource_uri']),
+    operation: String(params['operation']),
+    description: String(params['relation_description']),
+  };
+}
+
+/** Why the request cannot be carried out before anything is read, if it cannot. */
+function invalidRequest(ctx: ToolContext, { sourceUri, targetUri }: RelationRequest): ToolOutput | undefined {
+  for (const uri of [sourceUri, targetUri]) {
+    if (!isResourceUri(uri)) return toolError(`"${uri}" is not a valid resource URI`, 'INVALID_URI');
+  }
+  if (targetUri === '/') {
+    ctx.error('the root cannot be a relationship target');
+    return toolError('the root "/" cannot be a relationship target', 'VALIDATION_FAILED');
+  }
+  if (sourceUri === targetUri)
+    return toolError('a resource cannot be related to itself', 'VALIDATION_FAILED');
+  return undefined;
+}
+
+/** Both resources as they are now: the source must be an element, the target must exist. */
+async function loadSides(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  { sourceUri, targetUri }: RelationRequest,
+  signal: AbortSignal,
+): Promise<{ readonly source: Side; readonly target: Side } | ToolOutput> {
+  const sourceFound = await deps.resources.tryFind(sourceUri, signal);
+  if (sourceFound?.kind !== 'element') {
+    ctx.error(`source ${sourceUri} is not an existing element`);
+    return toolError(`source ${sourceUri} is not an existing element`, 'NOT_FOUND');
+  }
+  const targetFound = await deps.resources.tryFind(targetUri, signal);
+  if (!targetFound) {
+    ctx.error(`target ${targetUri} does not exist`);
+    return toolError(`target ${targetUri} does not exist`, 'NOT_FOUND');
+  }
+  return { source: { uri: sourceUri, found: sourceFound }, target: { uri: targetUri, found: targetFound } };
+}
+
+/** The model's complete new relation list from one side to the other. */
+function updatedRelations(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  request: RelationRequest,
+  from: Side,
+  to: Side,
+  signal: AbortSignal,
+): Promise<string[]> {
+  return deps.llm
+    .structured(
+      ctx,
+      {
+        template: 'tool_get_updated_relations',
+        variables: {
+          source_resource: json(findView(from.found)),
+          target_resource: json(findView(to.found)),
+          existing_relation: relationsOf(from, to.uri),
+          operation: request.operation,
+          relation_description: request.description,
+        },
+        instruction: 'Return the complete updated relation list.',
+        purpose: 'updated_relations',
+        schema: UpdatedRelations,
+        schemaName: 'updated_relations',
+      },
+      signal,
+    )
+    .then((r) => r.relations);
+}
+
+/** Asks the model for the new lists and writes both directions in one atomic apply. */
+async function writeRelations(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  request: RelationRequest,
+  source: Side,
+  target: Side,
+  signal: AbortSignal,
+): Promise<RelationChange> {
+  const { sourceUri, targetUri } = request;
+  const forward = await updatedRelations(deps, ctx, request, source, target, signal);
+  const both = target.found.kind === 'element';
+  const backward = both ? await updatedRelations(deps, ctx, request, target, source, signal) : null;
+  const operations: ResourceOperation[] = [
+    { type: 'relationship', source: sourceUri, target: targetUri, relations: forward },
+  ];
+  if (backward)
+    operations.push({ type: 'relationship', source: targetUri, target: sourceUri, relations: backward });
+  const reply = await deps.resources.apply(
+    {
+      operations,
+      groupId: ctx.invocation.invocationId,
+      idempotencyKey: writeKey(ctx, 'relation'),
+      origin: originOf(ctx, 'ResourceRelationWriteTool'),
+    },
+    signal,
+  );
+  // A retried call (its first runner died after writing) read the lists its first attempt wrote and asked the
+  // model again; the write was answered from the first application: report that one, old lists from its undo.
+  const replayed = reply.replayed === true;
+  return {
+    replayed,
+    oldForward: (replayed && relationsIn(reply.undo, sourceUri, targetUri)) || relationsOf(source, targetUri),
+    newForward: (replayed && relationsIn(reply.applied, sourceUri, targetUri)) || forward,
+    oldBackward: both
+      ? (replayed && relationsIn(reply.undo, targetUri, sourceUri)) || relationsOf(target, sourceUri)
+      : null,
+    newBackward: backward && ((replayed && relationsIn(reply.applied, targetUri, sourceUri)) || backward),
+  };
+}
+
+/** Shows the change, then returns the model's summary of it (its JSON when the model wrote nothing). */
+async function reportChange(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  request: RelationRequest,
+  change: RelationChange,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
+  const { sourceUri, targetUri } = request;
+  if (change.replayed) ctx.output('An earlier attempt of this call already wrote these relations.');
+  ctx.output(`${sourceUri} → ${targetUri}: ${change.newForward.join('; ') || '(none)'}`);
+  if (change.newBackward)
+    ctx.output(`${targetUri} → ${sourceUri}: ${change.newBackward.join('; ') || '(none)'}`);
+  const summary: JsonObject = {
+    source_uri: sourceUri,
+    target_uri: targetUri,
+    operation: request.operation,
+    relation_description: request.description,
+    old_source_to_target: change.oldForward,
+    new_source_to_target: change.newForward,
+    old_target_to_source: change.oldBackward,
+    new_target_to_source: change.newBackward,
+  };
+  const text = await deps.llm.text(
+    ctx,
+    {
+      template: 'tool_summarize_relation_write',
+      variables: summary,
+      instruction: 'Write the summary.',
+      purpose: 'summarize_relation_write',
+    },
+    signal,
+  );
+  return toolResult(text || json(summary));
+}
+
 /**
  * Adds, updates or removes the relationship between two resources in both directions (only source → target when the
  * target is an aspect). Both directions are written in one atomic apply, so they are undone together.
  */
 export function relationWriteTool(deps: ToolDeps): HostedTool {
-  const updated = (
-    ctx: ToolContext,
-    from: Side,
-    to: Side,
-    operation: string,
-    description: string,
-    signal: AbortSignal,
-  ): Promise<string[]> =>
-    deps.llm
-      .structured(
-        ctx,
-        {
-          template: 'tool_get_updated_relations',
-          variables: {
-            source_resource: json(findView(from.found)),
-            target_resource: json(findView(to.found)),
-            existing_relation: relationsOf(from, to.uri),
-            operation,
-            relation_description: description,
-          },
-          instruction: 'Return the complete updated relation list.',
-          purpose: 'updated_relations',
-          schema: UpdatedRelations,
-          schemaName: 'updated_relations',
-        },
-        signal,
-      )
-      .then((r) => r.relations);
-
   return {
     name: 'ResourceRelationWriteTool',
     description:
@@ -85,85 +224,13 @@ export function relationWriteTool(deps: ToolDeps): HostedTool {
     timeoutMs: 180_000,
     hints: { readOnly: false, destructive: false, idempotent: false },
     async call(ctx, params, signal) {
-      const sourceUri = String(params['source_resource_uri']);
-      const targetUri = String(params['target_resource_uri']);
-      const operation = String(params['operation']);
-      const description = String(params['relation_description']);
-      for (const uri of [sourceUri, targetUri]) {
-        if (!isResourceUri(uri)) return toolError(`"${uri}" is not a valid resource URI`, 'INVALID_URI');
-      }
-      if (targetUri === '/') {
-        ctx.error('the root cannot be a relationship target');
-        return toolError('the root "/" cannot be a relationship target', 'VALIDATION_FAILED');
-      }
-      if (sourceUri === targetUri)
-        return toolError('a resource cannot be related to itself', 'VALIDATION_FAILED');
-      const sourceFound = await deps.resources.tryFind(sourceUri, signal);
-      if (sourceFound?.kind !== 'element') {
-        ctx.error(`source ${sourceUri} is not an existing element`);
-        return toolError(`source ${sourceUri} is not an existing element`, 'NOT_FOUND');
-      }
-      const targetFound = await deps.resources.tryFind(targetUri, signal);
-      if (!targetFound) {
-        ctx.error(`target ${targetUri} does not exist`);
-        return toolError(`target ${targetUri} does not exist`, 'NOT_FOUND');
-      }
-      const source: Side = { uri: sourceUri, found: sourceFound };
-      const target: Side = { uri: targetUri, found: targetFound };
-
-      const forward = await updated(ctx, source, target, operation, description, signal);
-      const both = targetFound.kind === 'element';
-      const backward = both ? await updated(ctx, target, source, operation, description, signal) : null;
-      const operations: ResourceOperation[] = [
-        { type: 'relationship', source: sourceUri, target: targetUri, relations: forward },
-      ];
-      if (backward)
-        operations.push({ type: 'relationship', source: targetUri, target: sourceUri, relations: backward });
-      const reply = await deps.resources.apply(
-        {
-          operations,
-          groupId: ctx.invocation.invocationId,
-          idempotencyKey: writeKey(ctx, 'relation'),
-          origin: originOf(ctx, 'ResourceRelationWriteTool'),
-        },
-        signal,
-      );
-      // A retried call (its first runner died after writing) read the lists its first attempt wrote and asked the
-      // model again; the write was answered from the first application: report that one, old lists from its undo.
-      const replayed = reply.replayed === true;
-      const oldForward =
-        (replayed && relationsIn(reply.undo, sourceUri, targetUri)) || relationsOf(source, targetUri);
-      const oldBackward = both
-        ? (replayed && relationsIn(reply.undo, targetUri, sourceUri)) || relationsOf(target, sourceUri)
-        : null;
-      const newForward = (replayed && relationsIn(reply.applied, sourceUri, targetUri)) || forward;
-      const newBackward =
-        backward && ((replayed && relationsIn(reply.applied, targetUri, sourceUri)) || backward);
-      if (replayed) ctx.output('An earlier attempt of this call already wrote these relations.');
-      ctx.output(`${sourceUri} → ${targetUri}: ${newForward.join('; ') || '(none)'}`);
-      if (newBackward) ctx.output(`${targetUri} → ${sourceUri}: ${newBackward.join('; ') || '(none)'}`);
-
-      const summary: JsonObject = {
-        source_uri: sourceUri,
-        target_uri: targetUri,
-        operation,
-        relation_description: description,
-        old_source_to_target: oldForward,
-        new_source_to_target: newForward,
-        old_target_to_source: oldBackward,
-        new_target_to_source: newBackward,
-      };
-      const text = await deps.llm.text(
-        ctx,
-        {
-          template: 'tool_summarize_relation_write',
-          variables: summary,
-          instruction: 'Write the summary.',
-          purpose: 'summarize_relation_write',
-        },
-        signal,
-      );
-      return toolResult(text || json(summary));
+      const request = requestOf(params);
+      const invalid = invalidRequest(ctx, request);
+      if (invalid) return invalid;
+      const sides = await loadSides(deps, ctx, request, signal);
+      if ('type' in sides) return sides; // a tool error
+      const change = await writeRelations(deps, ctx, request, sides.source, sides.target, signal);
+      return reportChange(deps, ctx, request, change, signal);
     },
   };
 }

@@ -1,12 +1,12 @@
-import { isAgenturnError, toolError, toolResult } from '@novelrag/agenturn';
-import type { ResourceOperation } from '@novelrag/contracts';
+import { isAgenturnError, type ToolOutput, toolError, toolResult } from '@novelrag/agenturn';
+import type { ApplyReply, ResourceOperation, SegmentData } from '@novelrag/contracts';
 import type { HostedTool, ToolContext } from '@novelrag/tool-kit';
 import { json } from '../../prompts/views';
 import { loadWorkspace, renderForContent, renderForOperations } from '../../prompts/workspace-context';
 import { type ToolDeps, originOf, writeKey } from '../tool-deps';
 import { discoverBacklog } from './backlog-discovery';
 import { type WriteRecord, cascadeUpdates } from './cascade-update';
-import { type ContentTask, generateContent } from './content-generation';
+import { type ContentResult, type ContentTask, generateContent } from './content-generation';
 import { type ChildrenKeysOf, resourceOperationsSchema } from './operation-schema';
 
 const NAME = 'ResourceWriteTool';
@@ -28,6 +28,169 @@ async function childrenKeysOf(deps: ToolDeps, signal: AbortSignal): Promise<Chil
   return (uri) => keys.get(uri.split('/')[1] ?? '') ?? [];
 }
 
+const INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    operation_specification: {
+      type: 'string',
+      minLength: 1,
+      description: 'What to write and where (exact URIs of the aspect or parent element), in full',
+    },
+    content_generation_tasks: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          description: { type: 'string', minLength: 1, description: 'The content to generate' },
+          content_key: { type: 'string', description: 'The property it is for, if any' },
+        },
+        required: ['description'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['operation_specification', 'content_generation_tasks'],
+  additionalProperties: false,
+};
+
+/** Asks the model for the operations that carry out `spec` with the generated contents (a tool error if invalid). */
+async function buildOperations(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  spec: string,
+  contents: readonly ContentResult[],
+  segments: readonly SegmentData[],
+  keysOf: ChildrenKeysOf,
+  signal: AbortSignal,
+): Promise<ResourceOperation[] | ToolOutput> {
+  let operations: ResourceOperation[];
+  try {
+    operations = await deps.llm.structured(
+      ctx,
+      {
+        template: 'tool_build_operation',
+        variables: {
+          action: spec,
+          content_results: contents,
+          context: renderForOperations(segments, ctx.invocation.lang),
+        },
+        instruction: 'Write the operations.',
+        purpose: 'resource_operations',
+        schema: resourceOperationsSchema(keysOf),
+        schemaName: 'resource_operations',
+      },
+      signal,
+    );
+  } catch (err) {
+    if (!isAgenturnError(err, 'MODEL_OUTPUT_INVALID')) throw err;
+    return toolError(`operation validation failed: ${err.message}`, 'MODEL_OUTPUT_INVALID');
+  }
+  if (operations.length === 0) return toolError('the model produced no operations', 'MODEL_OUTPUT_INVALID');
+  return operations;
+}
+
+/** Applies the confirmed operations in the invocation's undo group; returns the reply and what was written. */
+async function applyOperations(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  operations: ResourceOperation[],
+  signal: AbortSignal,
+): Promise<{ readonly applied: ApplyReply; readonly written: ResourceOperation[] }> {
+  const applied = await deps.resources.apply(
+    {
+      operations,
+      groupId: ctx.invocation.invocationId,
+      idempotencyKey: writeKey(ctx, 'main'),
+      origin: originOf(ctx, NAME),
+    },
+    signal,
+  );
+  // A retried invocation (its first runner died after writing) regenerated its content: what counts is what the
+  // first attempt applied, which the resource-service remembered with the write's key.
+  const written = applied.replayed ? (applied.applied ?? operations) : operations;
+  ctx.output(
+    applied.replayed
+      ? `An earlier attempt of this call already applied ${written.length} operation(s): ${applied.changedUris.join(', ')}`
+      : `Applied ${written.length} operation(s): ${applied.changedUris.join(', ')}`,
+  );
+  return { applied, written };
+}
+
+/** Records the consequences (cascade updates, backlog) of a write, then returns the model's summary of it all. */
+async function followUp(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  write: WriteRecord,
+  changedUris: readonly string[],
+  writtenCount: number,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
+  const cascade = await cascadeUpdates(deps, ctx, write, signal);
+  const backlogCount = await discoverBacklog(deps, ctx, write, signal);
+  const summary = await deps.llm.text(
+    ctx,
+    {
+      template: 'tool_summarize_resource_write',
+      variables: {
+        operation_specification: write.spec,
+        applied_operations: write.operations,
+        undo_operations: write.undoOperations,
+        perspective_updates_applied: cascade.perspectiveUpdates,
+        relation_updates_applied: cascade.relationUpdates,
+        backlog_count: backlogCount,
+      },
+      instruction: 'Write the summary.',
+      purpose: 'summarize_resource_write',
+    },
+    signal,
+  );
+  return toolResult(
+    summary ||
+      `Applied ${writtenCount} operation(s) to ${changedUris.join(', ')}; ` +
+        `${cascade.perspectiveUpdates.length} perspective and ${cascade.relationUpdates.length} relation updates; ` +
+        `${backlogCount} backlog item(s).`,
+  );
+}
+
+/** The tool's call: content, operations, confirmation, apply, follow-up. */
+async function writeResources(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  params: Readonly<Record<string, unknown>>,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
+  const spec = String(params['operation_specification']).trim();
+  const tasks = params['content_generation_tasks'] as ContentTask[];
+  if (spec === '') return toolError('operation_specification is empty', 'VALIDATION_FAILED');
+  const lang = ctx.invocation.lang;
+  const segments = await loadWorkspace(deps.resources, ctx, signal);
+
+  ctx.info(`generating content for ${tasks.length} task(s)`);
+  const contents = await generateContent(deps, ctx, spec, tasks, renderForContent(segments, lang), signal);
+  if (contents.length === 0) return toolError('no content could be generated for the tasks', 'TOOL_FAILED');
+
+  const keysOf = await childrenKeysOf(deps, signal);
+  const operations = await buildOperations(deps, ctx, spec, contents, segments, keysOf, signal);
+  if (!Array.isArray(operations)) return operations; // a tool error
+
+  ctx.debug(`operations: ${JSON.stringify(operations)}`);
+  if (!(await ctx.confirm(confirmText(ctx, operations)))) {
+    ctx.output('The write was declined; nothing was changed.');
+    return toolResult('The user declined the operations; nothing was changed.');
+  }
+  const { applied, written } = await applyOperations(deps, ctx, operations, signal);
+  const after = await loadWorkspace(deps.resources, ctx, signal, applied.changedUris);
+  const write: WriteRecord = {
+    spec,
+    operations: json(written),
+    undoOperations: json(applied.undo),
+    context: renderForContent(after, lang),
+    keysOf,
+  };
+  return followUp(deps, ctx, write, applied.changedUris, written.length, signal);
+}
+
 /**
  * Creates or edits elements: generates content for each task (perspectives, proposals, ranking, weighted choice),
  * builds and validates the operations, asks the human to confirm, applies them atomically, then records the
@@ -46,134 +209,9 @@ export function resourceWriteTool(deps: ToolDeps): HostedTool {
       'their exact URIs.',
     outputDescription:
       'A summary of what was written, what it replaced, the follow-up updates and backlog items.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        operation_specification: {
-          type: 'string',
-          minLength: 1,
-          description: 'What to write and where (exact URIs of the aspect or parent element), in full',
-        },
-        content_generation_tasks: {
-          type: 'array',
-          minItems: 1,
-          items: {
-            type: 'object',
-            properties: {
-              description: { type: 'string', minLength: 1, description: 'The content to generate' },
-              content_key: { type: 'string', description: 'The property it is for, if any' },
-            },
-            required: ['description'],
-            additionalProperties: false,
-          },
-        },
-      },
-      required: ['operation_specification', 'content_generation_tasks'],
-      additionalProperties: false,
-    },
+    inputSchema: INPUT_SCHEMA,
     timeoutMs: 600_000,
     hints: { readOnly: false, destructive: true, idempotent: false },
-    async call(ctx, params, signal) {
-      const spec = String(params['operation_specification']).trim();
-      const tasks = params['content_generation_tasks'] as ContentTask[];
-      if (spec === '') return toolError('operation_specification is empty', 'VALIDATION_FAILED');
-      const lang = ctx.invocation.lang;
-      const segments = await loadWorkspace(deps.resources, ctx, signal);
-
-      ctx.info(`generating content for ${tasks.length} task(s)`);
-      const contents = await generateContent(
-        deps,
-        ctx,
-        spec,
-        tasks,
-        renderForContent(segments, lang),
-        signal,
-      );
-      if (contents.length === 0)
-        return toolError('no content could be generated for the tasks', 'TOOL_FAILED');
-
-      const keysOf = await childrenKeysOf(deps, signal);
-      let operations: ResourceOperation[];
-      try {
-        operations = await deps.llm.structured(
-          ctx,
-          {
-            template: 'tool_build_operation',
-            variables: {
-              action: spec,
-              content_results: contents,
-              context: renderForOperations(segments, lang),
-            },
-            instruction: 'Write the operations.',
-            purpose: 'resource_operations',
-            schema: resourceOperationsSchema(keysOf),
-            schemaName: 'resource_operations',
-          },
-          signal,
-        );
-      } catch (err) {
-        if (!isAgenturnError(err, 'MODEL_OUTPUT_INVALID')) throw err;
-        return toolError(`operation validation failed: ${err.message}`, 'MODEL_OUTPUT_INVALID');
-      }
-      if (operations.length === 0)
-        return toolError('the model produced no operations', 'MODEL_OUTPUT_INVALID');
-
-      ctx.debug(`operations: ${JSON.stringify(operations)}`);
-      if (!(await ctx.confirm(confirmText(ctx, operations)))) {
-        ctx.output('The write was declined; nothing was changed.');
-        return toolResult('The user declined the operations; nothing was changed.');
-      }
-      const applied = await deps.resources.apply(
-        {
-          operations,
-          groupId: ctx.invocation.invocationId,
-          idempotencyKey: writeKey(ctx, 'main'),
-          origin: originOf(ctx, NAME),
-        },
-        signal,
-      );
-      // A retried invocation (its first runner died after writing) regenerated its content: what counts is what the
-      // first attempt applied, which the resource-service remembered with the write's key.
-      const written = applied.replayed ? (applied.applied ?? operations) : operations;
-      ctx.output(
-        applied.replayed
-          ? `An earlier attempt of this call already applied ${written.length} operation(s): ${applied.changedUris.join(', ')}`
-          : `Applied ${written.length} operation(s): ${applied.changedUris.join(', ')}`,
-      );
-
-      const after = await loadWorkspace(deps.resources, ctx, signal, applied.changedUris);
-      const write: WriteRecord = {
-        spec,
-        operations: json(written),
-        undoOperations: json(applied.undo),
-        context: renderForContent(after, lang),
-        keysOf,
-      };
-      const cascade = await cascadeUpdates(deps, ctx, write, signal);
-      const backlogCount = await discoverBacklog(deps, ctx, write, signal);
-      const summary = await deps.llm.text(
-        ctx,
-        {
-          template: 'tool_summarize_resource_write',
-          variables: {
-            operation_specification: spec,
-            applied_operations: write.operations,
-            undo_operations: write.undoOperations,
-            perspective_updates_applied: cascade.perspectiveUpdates,
-            relation_updates_applied: cascade.relationUpdates,
-            backlog_count: backlogCount,
-          },
-          instruction: 'Write the summary.',
-          purpose: 'summarize_resource_write',
-        },
-        signal,
-      );
-      return toolResult(
-        summary ||
-          `Applied ${written.length} operation(s) to ${applied.changedUris.join(', ')}; ` +
-            `${cascade.perspectiveUpdates.length} perspective and ${cascade.relationUpdates.length} relation updates; ` +
-            `${backlogCount} backlog item(s).`,
-      );
-    },
+    call: (ctx, params, signal) => writeResources(deps, ctx, params, signal),
   };
 }
