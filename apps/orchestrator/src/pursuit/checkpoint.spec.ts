@@ -1,9 +1,10 @@
 import type { ContextLogger, GoalStore, TracePublisher } from '@novelrag/bus';
 import { type GoalRecord, SCHEMA_VERSION, type TraceEvent, emptyWorkspace } from '@novelrag/contracts';
 import type { ThreadStore } from '../threads/thread-store';
-import { GoalCheckpoint, Superseded } from './goal-checkpoint';
-import { finishGoal } from './goal-finish';
-import { GoalTrace } from './goal-trace';
+import { GoalCheckpoint } from './checkpoint';
+import { finishGoal } from './finish';
+import { PursuitStopped } from './stop';
+import { GoalTrace } from './trace';
 
 const log = {
   debug: () => undefined,
@@ -129,7 +130,10 @@ describe('GoalCheckpoint', () => {
     await checkpoint.write(() => ({ steps: [] })); // still ours
 
     store.put({ attempts: 2, goal: 'the new owner' }); // another instance took the goal over
-    await expect(checkpoint.write(() => ({ goal: 'stale' }))).rejects.toBeInstanceOf(Superseded);
+    await expect(checkpoint.write(() => ({ goal: 'stale' }))).rejects.toMatchObject({
+      name: PursuitStopped.name,
+      reason: { kind: 'superseded' },
+    });
     expect(store.record).toMatchObject({ attempts: 2, goal: 'the new owner', revision: 3 });
     expect(superseded).toHaveBeenCalled();
   });
@@ -145,7 +149,10 @@ describe('GoalCheckpoint', () => {
     );
     checkpoint.fence(1);
     store.put({ status: 'completed' });
-    await expect(checkpoint.write(() => ({ goal: 'stale' }))).rejects.toBeInstanceOf(Superseded);
+    await expect(checkpoint.write(() => ({ goal: 'stale' }))).rejects.toMatchObject({
+      name: PursuitStopped.name,
+      reason: { kind: 'superseded' },
+    });
 
     const other = new GoalCheckpoint(
       store as unknown as GoalStore,

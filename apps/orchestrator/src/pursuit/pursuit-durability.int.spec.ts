@@ -15,12 +15,15 @@ import {
   errorEnvelope,
 } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
+import { type Planner, defaultAgents } from '../agents';
+import { RunningGoals } from '../bus/running-goals';
 import { ThreadLeases } from '../threads/thread-lease';
 import { ThreadStore } from '../threads/thread-store';
-import { type PursuitDeps, type PursuitSettings, giveUpGoal, pursueGoal } from './goal-pursuit';
-import { newGoalRecord } from './goal-records';
-import type { Planner } from './pursuit-types';
-import { RunningGoals } from './running-goals';
+import { remoteToolExecutors } from '../tools/executor-factory';
+import type { ToolRegistry } from '../tools/tool-registry';
+import { giveUpGoal, pursueGoal } from './pickup';
+import { newGoalRecord } from './records';
+import type { PursuitDeps, PursuitSettings } from './types';
 
 jest.setTimeout(30_000);
 
@@ -126,17 +129,19 @@ describe('goal pursuit durability (real NATS)', () => {
     await nats?.stop();
   });
 
+  const tools = {
+    timeoutOf: () => undefined,
+    served: () => Promise.resolve(undefined),
+    live: () => new ToolCatalog([]),
+    markUnavailable: () => undefined,
+  } as unknown as ToolRegistry;
   const depsWith = (planner: () => Planner, over: Partial<PursuitDeps> = {}): PursuitDeps => ({
-    nc,
     store,
     threads,
     leases,
-    tools: {
-      timeoutOf: () => undefined,
-      served: () => Promise.resolve(undefined),
-      live: () => new ToolCatalog([]),
-      markUnavailable: () => undefined,
-    } as unknown as PursuitDeps['tools'],
+    tools,
+    executors: remoteToolExecutors(nc, tools, settings),
+    agents: defaultAgents({ planner }),
     publisher: new TracePublisher(nc),
     model: {} as PursuitDeps['model'],
     renderer: {} as PursuitDeps['renderer'],
@@ -145,7 +150,6 @@ describe('goal pursuit durability (real NATS)', () => {
     backlog: { add: () => undefined },
     settings,
     log,
-    planner,
     ...over,
   });
 
