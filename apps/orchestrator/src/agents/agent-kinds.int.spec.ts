@@ -7,7 +7,7 @@ import {
   resolution,
 } from '@novelrag/agenturn';
 import { fakeTool } from '@novelrag/agenturn/testing';
-import { type ContextLogger, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
+import { GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
 import { DEFAULT_AGENT_KIND, GoalSubmission, SCHEMA_VERSION, emptyWorkspace } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
 import { RunningGoals } from '../bus/running-goals';
@@ -17,15 +17,11 @@ import type { PursuitDeps } from '../pursuit/types';
 import { ThreadLeases } from '../threads/thread-lease';
 import { ThreadStore } from '../threads/thread-store';
 import { type AgentContext, type AgentKindDefinition, AgentRegistry, executeWith } from './agent-kind';
+import { silentLog, testSettings } from '../test/pursuit-fixtures';
 
 jest.setTimeout(30_000);
 
-const log = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-} as unknown as ContextLogger;
+const log = silentLog;
 
 /**
  * A tiny agent kind: it shouts the goal through the `shout` tool once, then resolves with what the tool said. It
@@ -98,19 +94,7 @@ describe('agent kinds (real NATS)', () => {
       resources: {} as PursuitDeps['resources'],
       running: new RunningGoals(),
       backlog: { add: () => undefined },
-      settings: {
-        maxSteps: 5,
-        maxIterations: 1,
-        minIterations: 1,
-        wallClockMs: 60_000,
-        tokenBudget: 0,
-        interactionTimeoutMs: 5_000,
-        threadWaitMs: 5_000,
-        toolTimeoutMs: 5_000,
-        maxAttempts: 3,
-        defaultLang: 'en',
-        cancelPollMs: 500,
-      },
+      settings: { ...testSettings, maxSteps: 5, maxIterations: 1 },
       log,
     };
     const submission = GoalSubmission.parse({

@@ -1,17 +1,13 @@
-import type { ContextLogger, GoalStore, TracePublisher } from '@novelrag/bus';
+import type { GoalStore, TracePublisher } from '@novelrag/bus';
 import { type GoalRecord, SCHEMA_VERSION, type TraceEvent, emptyWorkspace } from '@novelrag/contracts';
 import type { ThreadStore } from '../threads/thread-store';
 import { GoalCheckpoint } from './checkpoint';
 import { finishGoal } from './finish';
 import { PursuitStopped } from './stop';
 import { GoalTrace } from './trace';
+import { silentLog } from '../test/pursuit-fixtures';
 
-const log = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-} as unknown as ContextLogger;
+const log = silentLog;
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
 function runningRecord(): GoalRecord {

@@ -2,7 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { type Decision, ToolCatalog, operationPlan, resolution } from '@novelrag/agenturn';
 import { deferred } from '@novelrag/agenturn/testing';
-import { BusError, type ContextLogger, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
+import { BusError, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
 import {
   type GoalRecord,
   GoalSubmission,
@@ -23,31 +23,14 @@ import { remoteToolExecutors } from '../tools/executor-factory';
 import type { ToolRegistry } from '../tools/tool-registry';
 import { giveUpGoal, pursueGoal } from './pickup';
 import { newGoalRecord } from './records';
-import type { PursuitDeps, PursuitSettings } from './types';
+import type { PursuitDeps } from './types';
+import { silentLog, testSettings } from '../test/pursuit-fixtures';
 
 jest.setTimeout(30_000);
 
-const log = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-} as unknown as ContextLogger;
+const log = silentLog;
 
-const settings: PursuitSettings = {
-  maxSteps: 10,
-  maxIterations: 3,
-  minIterations: 1,
-  wallClockMs: 60_000,
-  tokenBudget: 0,
-  interactionTimeoutMs: 5_000,
-  threadWaitMs: 5_000,
-  toolTimeoutMs: 5_000,
-  maxAttempts: 3,
-  defaultLang: 'en',
-  cancelPollMs: 500,
-  toolClaimGraceMs: 2_000,
-};
+const settings = testSettings;
 
 /** A planner that plays `decisions` in order, one per decision. */
 function scripted(decisions: Decision[]): () => Planner {
