@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { ServiceContext } from '@novelrag/bus';
-import { NextGoalController } from './autonomous/next-goal.controller';
+import { NextGoalController } from './deciders/next-goal.controller';
 import type { OrchestratorEnv } from './config';
 import { Orchestrator } from './runtime/orchestrator';
 import { OrchestratorLifecycle } from './runtime/orchestrator.lifecycle';

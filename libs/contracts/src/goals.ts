@@ -51,6 +51,15 @@ export type Beliefs = z.infer<typeof Beliefs>;
  * What the gateway publishes to the `GOALS` stream. Exactly one of `request` (to be translated into a goal) and `goal`
  * (already a goal statement, e.g. from an autonomous decider) is set.
  */
+/**
+ * The kind of agent that pursues a goal. `novelrag` is the four-phase action-determine loop (assess, discover, refine,
+ * decide), the default: a submission or record without `agent` (every record written before the field existed) is
+ * pursued by it.
+ */
+export const AgentKind = z.enum(['novelrag']);
+export type AgentKind = z.infer<typeof AgentKind>;
+export const DEFAULT_AGENT_KIND: AgentKind = 'novelrag';
+
 export const GoalSubmission = z
   .strictObject({
     schemaVersion: SchemaVersion,
@@ -66,6 +75,8 @@ export const GoalSubmission = z
     source: GoalSource,
     /** For autonomous goals: which decider produced it and why (shown in traces). */
     decider: z.strictObject({ name: Label, context: Text.optional() }).optional(),
+    /** Who pursues the goal (absent: `novelrag`). */
+    agent: AgentKind.optional(),
   })
   .superRefine((value, ctx) => {
     const has = (v: string | undefined) => v !== undefined;
@@ -168,6 +179,8 @@ export const GoalRecord = z.strictObject({
   threadId: ThreadId,
   status: GoalStatus,
   source: GoalSource,
+  /** The kind of agent that pursues the goal (absent: `novelrag`, as in records written before the field existed). */
+  agent: AgentKind.optional(),
   /** The goal statement; null until a request has been translated. */
   goal: z.string().max(MAX_REQUEST_CHARS).nullable(),
   /** The user's request; null for goals submitted as goal text. */

@@ -77,8 +77,10 @@ export {
   isTerminalStatus,
 } from './goal-status';
 export {
+  AgentKind,
   Beliefs,
   CancelRequest,
+  DEFAULT_AGENT_KIND,
   GoalLimits,
   GoalOutcome,
   GoalRecord,

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
+import { AgentKind } from '@novelrag/contracts';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -92,6 +93,15 @@ export class SubmitGoalDto {
   @ValidateNested()
   @Type(() => GoalLimitsDto)
   limits?: GoalLimitsDto;
+
+  @ApiPropertyOptional({
+    enum: AgentKind.options,
+    default: 'novelrag',
+    description: 'The kind of agent that pursues the goal (novelrag: the four-phase action-determine loop)',
+  })
+  @IsOptional()
+  @IsIn(AgentKind.options, { message: `agent must be one of: ${AgentKind.options.join(', ')}` })
+  agent?: AgentKind;
 }
 
 export class ListGoalsQueryDto {

@@ -61,6 +61,19 @@ describe('gateway goals API over HTTP (real NATS, JetStream and KV)', () => {
     });
   });
 
+  it('records the agent kind of a goal (novelrag unless named) and shows it in the record and the listing', async () => {
+    const submit = async (body: Record<string, unknown>) =>
+      ((await (await post('/v1/goals', { ...body, threadId: 'kinds' })).json()) as { goalId: string }).goalId;
+    for (const goalId of [
+      await submit({ goal: 'kind named', agent: 'novelrag' }),
+      await submit({ goal: 'kind unnamed' }),
+    ]) {
+      expect(await (await http(`/v1/goals/${goalId}`)).json()).toMatchObject({ goalId, agent: 'novelrag' });
+    }
+    const list = (await (await http('/v1/goals?threadId=kinds')).json()) as { goals: { agent?: string }[] };
+    expect(list.goals.map((g) => g.agent)).toEqual(['novelrag', 'novelrag']);
+  });
+
   it('the same Idempotency-Key twice creates one goal; a different body with it is a conflict', async () => {
     const headers = { 'idempotency-key': 'order-42' };
     const a = await post('/v1/goals', { goal: 'Add a rival' }, { headers });
@@ -122,6 +135,12 @@ describe('gateway goals API over HTTP (real NATS, JetStream and KV)', () => {
       'VALIDATION_FAILED',
     ],
     ['bad lang', () => post('/v1/goals', { request: 'a', lang: 'not a lang!' }), 400, 'VALIDATION_FAILED'],
+    [
+      'unknown agent kind',
+      () => post('/v1/goals', { request: 'a', agent: 'nope' }),
+      400,
+      'VALIDATION_FAILED',
+    ],
     [
       'bad Idempotency-Key',
       () => post('/v1/goals', { request: 'a' }, { headers: { 'idempotency-key': 'has spaces' } }),

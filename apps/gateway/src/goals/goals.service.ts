@@ -17,6 +17,7 @@ import {
   InteractionAnswer,
   InteractionAnswerAck,
   NextGoalReply,
+  DEFAULT_AGENT_KIND,
   SCHEMA_VERSION,
   Subjects,
   isTerminalStatus,
@@ -79,6 +80,7 @@ export class GoalsService implements OnApplicationBootstrap {
       submittedAt: now,
       ...(idempotencyKey ? { idempotencyKey } : {}),
       source: 'user',
+      agent: dto.agent ?? DEFAULT_AGENT_KIND,
     });
     const record: GoalRecord = {
       schemaVersion: SCHEMA_VERSION,
@@ -86,6 +88,7 @@ export class GoalsService implements OnApplicationBootstrap {
       threadId: dto.threadId ?? goalId,
       status: 'queued',
       source: 'user',
+      agent: submission.agent ?? DEFAULT_AGENT_KIND,
       goal: dto.goal ?? null,
       request: dto.request ?? null,
       lang: dto.lang ?? null,
@@ -264,15 +267,25 @@ const NEXT_GOAL_TIMEOUT_MS = 180_000;
 
 const INTERACTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
+/** The public view of a record: its revision dropped, its agent kind always shown (absent in older records). */
 function strip(goal: GoalRecord): PublicGoal {
   const { revision: _revision, ...rest } = goal;
-  return rest;
+  return { ...rest, agent: rest.agent ?? DEFAULT_AGENT_KIND };
 }
 
 /** Whether two records of one goal id come from the same submission (what an Idempotency-Key repeat must match). */
 function sameSubmission(a: GoalRecord, b: GoalRecord): boolean {
   const fields = (r: GoalRecord) =>
-    JSON.stringify([r.threadId, r.request, r.goal, r.lang, r.beliefs, sortedKeys(r.limits), r.source]);
+    JSON.stringify([
+      r.threadId,
+      r.request,
+      r.goal,
+      r.lang,
+      r.beliefs,
+      sortedKeys(r.limits),
+      r.source,
+      r.agent ?? DEFAULT_AGENT_KIND,
+    ]);
   return fields(a) === fields(b);
 }
 

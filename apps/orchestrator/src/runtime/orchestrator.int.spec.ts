@@ -22,10 +22,10 @@ import {
   findTemplatesRoot,
   parseLlmEnv,
 } from '@novelrag/llm';
-import { NextGoalService } from '../autonomous/next-goal.service';
-import { newGoalRecord } from '../goals/goal-records';
+import { NextGoalService } from '../deciders/next-goal.service';
+import { newGoalRecord } from '../pursuit/records';
 import type { OrchestratorEnv } from '../config';
-import { NatsResourceReader } from '../loop';
+import { NatsResourceReader } from './nats-resource-reader';
 import { ThreadStore } from '../threads/thread-store';
 import { orchestratorDefinition } from '../service.definition';
 import { type Harness, buildForProcesses, call, decide, finalize, startHarness } from '../test/harness';

@@ -9,17 +9,18 @@ import {
   ensureTraceStream,
 } from '@novelrag/bus';
 import { NunjucksPromptRenderer, createChatModelFromEnv, findTemplatesRoot } from '@novelrag/llm';
-import { NextGoalService } from '../autonomous/next-goal.service';
+import { defaultAgents } from '../agents';
+import { GoalBusHandlers } from '../bus/goal-bus-handlers';
+import { GoalConsumer } from '../bus/goal-consumer';
+import { RunningGoals } from '../bus/running-goals';
 import type { OrchestratorEnv } from '../config';
-import { GoalBusHandlers } from '../goals/goal-bus-handlers';
-import { GoalConsumer } from '../goals/goal-consumer';
-import { ResourceBacklog } from '../goals/goal-context';
-import { type PursuitDeps, type PursuitSettings, giveUpGoal, pursueGoal } from '../goals/goal-pursuit';
-import { RunningGoals } from '../goals/running-goals';
-import { NatsResourceReader } from '../loop';
+import { NextGoalService } from '../deciders/next-goal.service';
+import { type PursuitDeps, type PursuitSettings, ResourceBacklog, giveUpGoal, pursueGoal } from '../pursuit';
 import { ThreadLeases } from '../threads/thread-lease';
 import { ThreadStore } from '../threads/thread-store';
+import { remoteToolExecutors } from '../tools/executor-factory';
 import { ToolRegistry } from '../tools/tool-registry';
+import { NatsResourceReader } from './nats-resource-reader';
 
 export function settingsOf(env: OrchestratorEnv): PursuitSettings {
   return {
@@ -119,19 +120,21 @@ export class Orchestrator {
       return;
     }
     await this.tools.start();
+    const settings = settingsOf(this.env);
     const deps: PursuitDeps = {
-      nc: this.nc,
       store: this.store,
       threads: this.threads,
       leases: this.leases,
       tools: this.tools,
+      executors: remoteToolExecutors(this.nc, this.tools, settings),
+      agents: defaultAgents(),
       publisher: new TracePublisher(this.nc),
       model,
       renderer: this.renderer,
       resources: this.resources(),
       running: this.running,
       backlog: new ResourceBacklog(this.nc, this.env.NOVELRAG_RESOURCE_TIMEOUT_MS, this.log),
-      settings: settingsOf(this.env),
+      settings,
       log: this.log,
     };
     this.consumer = new GoalConsumer(

@@ -26,7 +26,7 @@ import {
 } from '@novelrag/testkit';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the shared OS-process launcher of the test suites, not a project
 import { ROOT, type ServiceProcess, startServiceProcess } from '../../../../e2e/support/processes';
-import { newGoalRecord } from '../goals/goal-records';
+import { newGoalRecord } from '../pursuit/records';
 import { TestTools } from './test-tools';
 
 /** Compiles what the suites run as processes (only these projects, so others' work in progress cannot break it). */

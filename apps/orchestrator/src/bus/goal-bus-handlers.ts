@@ -13,7 +13,7 @@ import {
   goalIdFromSubject,
 } from '@novelrag/contracts';
 import type { ZodType } from 'zod';
-import { notPending } from '../interactions/goal-interactions';
+import { notPending } from '../pursuit/interactions';
 import type { RunningGoals } from './running-goals';
 
 /**

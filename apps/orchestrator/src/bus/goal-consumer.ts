@@ -8,7 +8,7 @@ import {
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
-import type { Delivery, PursuitResult } from './goal-pursuit';
+import type { Delivery, PursuitResult } from '../pursuit';
 
 export interface GoalConsumerOptions {
   /** Stream name (tests isolate theirs). */

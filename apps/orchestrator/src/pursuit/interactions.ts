@@ -12,8 +12,9 @@ import {
   errorReply,
   okReply,
 } from '@novelrag/contracts';
-import type { GoalCheckpoint } from '../goals/goal-checkpoint';
-import type { GoalTrace } from '../goals/goal-trace';
+import type { GoalCheckpoint } from './checkpoint';
+import { type StopReason, handsBack } from './stop';
+import type { GoalTrace } from './trace';
 
 export interface GoalInteractionsOptions {
   readonly checkpoint: GoalCheckpoint;
@@ -24,15 +25,13 @@ export interface GoalInteractionsOptions {
   readonly deadline: number;
   /** Used when the tool gives no timeout. */
   readonly defaultTimeoutMs: number;
-  /** Aborts when the goal is cancelled or suspended. */
-  readonly signal: AbortSignal;
   /**
-   * Aborts when this pursuit hands the goal back unfinished (graceful suspend, lost thread lease). The pursuit that
-   * resumes it re-sends the running invocation with the same id, so a question is then answered UNAVAILABLE
-   * (retryable: the runner records nothing, the re-sent invocation asks again), never CANCELLED (which the runner
-   * records as the step's result). Without it every abort answers CANCELLED.
+   * The pursuit's stop, aborted with its StopReason. When the pursuit hands the goal back unfinished (graceful suspend,
+   * lost thread lease, takeover), the pursuit that resumes it re-sends the running invocation with the same id, so a
+   * question is then answered UNAVAILABLE (retryable: the runner records nothing, the re-sent invocation asks again),
+   * never CANCELLED (which the runner records as the step's result). Any other stop (cancel, budget) answers CANCELLED.
    */
-  readonly handBack?: AbortSignal;
+  readonly signal: AbortSignal;
   readonly now?: () => number;
 }
 
@@ -59,7 +58,7 @@ export class GoalInteractions {
   }
 
   async request(req: InteractionRequest): Promise<Reply<InteractionReply>> {
-    if (this.options.handBack?.aborted) return errorReply(this.stopped());
+    if (this.handedBack()) return errorReply(this.stopped());
     const current = this.options.current();
     if (!current || current.invocationId !== req.invocationId) {
       return errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running'));
@@ -160,9 +159,14 @@ export class GoalInteractions {
 
   /** Why a question is not answered: the goal ended (cancel, budget) or this pursuit handed it back. */
   private stopped(): ErrorEnvelope {
-    return this.options.handBack?.aborted
+    return this.handedBack()
       ? errorEnvelope('UNAVAILABLE', 'the goal was handed to another orchestrator; ask again')
       : errorEnvelope('CANCELLED', 'the goal was cancelled');
+  }
+
+  private handedBack(): boolean {
+    const { signal } = this.options;
+    return signal.aborted && handsBack(signal.reason as StopReason);
   }
 
   private async resume(reason: string): Promise<void> {

@@ -54,6 +54,7 @@ export function newGoalRecord(submission: GoalSubmission, now = new Date().toISO
     threadId: submission.threadId ?? submission.goalId,
     status: 'queued',
     source: submission.source,
+    ...(submission.agent ? { agent: submission.agent } : {}),
     goal: submission.goal ?? null,
     request: submission.request ?? null,
     lang: submission.lang ?? null,

@@ -11,7 +11,7 @@ import {
   SCHEMA_VERSION,
 } from '@novelrag/contracts';
 import { BacklogGoalDecider, CompositeGoalDecider, ExplorationGoalDecider } from '../deciders';
-import { newGoalRecord } from '../goals/goal-records';
+import { newGoalRecord } from '../pursuit/records';
 import type { ResourceReader } from '../loop';
 import { type ThreadStore, formatThreadHistory } from '../threads/thread-store';
 

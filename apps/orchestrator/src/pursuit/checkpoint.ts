@@ -6,13 +6,9 @@ import {
   canTransition,
   isTerminalStatus,
 } from '@novelrag/contracts';
-import { fitRecord } from './goal-records';
-import type { GoalTrace } from './goal-trace';
-
-/** A checkpoint write refused because another pursuit of the goal started (or ended it) since this one did. */
-export class Superseded extends Error {
-  override readonly name = 'Superseded';
-}
+import { fitRecord } from './records';
+import { PursuitStopped } from './stop';
+import type { GoalTrace } from './trace';
 
 const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'UNAVAILABLE',
@@ -39,7 +35,8 @@ export function isTransientStoreError(err: unknown): boolean {
  *
  * Because a conflict re-applies the change, CAS alone never stops a stale writer (an instance that was paused past its
  * thread lease while another one took the goal over). Once `fence` is set, every write therefore checks the stored
- * record: a pickup by another pursuit (`attempts` moved on) or an end of the goal makes it throw `Superseded` instead.
+ * record: a pickup by another pursuit (`attempts` moved on) or an end of the goal makes it throw `PursuitStopped` (reason
+ * `superseded`) instead.
  */
 export class GoalCheckpoint {
   private chain: Promise<unknown> = Promise.resolve();
@@ -71,7 +68,7 @@ export class GoalCheckpoint {
       const next = await this.store.mutate(this.latest.goalId, (current) => {
         if (this.superseded(current, true)) {
           this.onSuperseded();
-          throw new Superseded(`goal ${current.goalId} was taken over by another pursuit`);
+          throw new PursuitStopped({ kind: 'superseded' });
         }
         const patch = change(current);
         const to = patch.status ?? current.status;

@@ -8,7 +8,7 @@ import {
   type RuntimeEvent,
   Subjects,
 } from '@novelrag/contracts';
-import type { GoalTrace } from './goal-trace';
+import type { GoalTrace } from './trace';
 
 export interface BacklogSink {
   add(content: Readonly<Record<string, unknown>>, priority: number | undefined, goalId: string): void;

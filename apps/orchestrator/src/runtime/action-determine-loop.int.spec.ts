@@ -16,9 +16,9 @@ import {
   startNats,
   uniqueName,
 } from '@novelrag/testkit';
-import { ActionDetermineLoop } from './action-determine-loop';
+import { ActionDetermineLoop } from '../loop/action-determine-loop';
 import { NatsResourceReader } from './nats-resource-reader';
-import { RecordingObserver, assessmentOf } from './test-support/script';
+import { RecordingObserver, assessmentOf } from '../loop/test-support/script';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 const RESOURCE_MAIN = path.join(ROOT, 'apps/resource-service/dist/main.js');

@@ -1,8 +1,8 @@
 import { type PursuitOutcome, operationPlan, userGoal } from '@novelrag/agenturn';
 import { GoalRecord, GoalSubmission, SCHEMA_VERSION, StepRecord } from '@novelrag/contracts';
-import { finalOutcome, limitHitEvent } from './goal-finish';
-import { fitRecord, goalOutcomeOf, newGoalRecord, outcomeOfStep, stepRecordOf } from './goal-records';
-import type { GoalTrace } from './goal-trace';
+import { finalOutcome, limitHitEvent } from './finish';
+import { fitRecord, goalOutcomeOf, newGoalRecord, outcomeOfStep, stepRecordOf } from './records';
+import type { GoalTrace } from './trace';
 
 const at = '2026-01-02T03:04:05.000Z';
 const plan = operationPlan('create_character', { name: '余归', skip: undefined }, 'she is missing');

@@ -1,18 +1,14 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { type ContextLogger, ensureGoalsStream, submitGoal } from '@novelrag/bus';
+import { ensureGoalsStream, submitGoal } from '@novelrag/bus';
 import { type ErrorEnvelope, GoalSubmission, SCHEMA_VERSION, Streams } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
 import { GoalConsumer } from './goal-consumer';
+import { silentLog } from '../test/pursuit-fixtures';
 
 jest.setTimeout(30_000);
 
-const log = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-} as unknown as ContextLogger;
+const log = silentLog;
 
 const submission = () =>
   GoalSubmission.parse({

@@ -8,9 +8,9 @@ import {
   canTransition,
 } from '@novelrag/contracts';
 import type { ThreadStore } from '../threads/thread-store';
-import type { GoalCheckpoint } from './goal-checkpoint';
-import { goalOutcomeOf } from './goal-records';
-import type { GoalTrace, GoalTraceDraft } from './goal-trace';
+import type { GoalCheckpoint } from './checkpoint';
+import { goalOutcomeOf } from './records';
+import type { GoalTrace, GoalTraceDraft } from './trace';
 
 /** The bounds a finished pursuit is measured against (for `limit.hit`). */
 export interface AppliedLimits {

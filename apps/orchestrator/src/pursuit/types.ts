@@ -1,17 +1,15 @@
-import type { NatsConnection } from '@nats-io/transport-node';
-import type { ActionDeterminer, ChatModel, GoalTranslator, PromptRenderer } from '@novelrag/agenturn';
+import type { ChatModel, GoalTranslator, PromptRenderer } from '@novelrag/agenturn';
 import type { ContextLogger, GoalStore, TracePublisher } from '@novelrag/bus';
-import type {
-  ActionDetermineLoop,
-  ActionDetermineLoopOptions,
-  LlmGoalTranslatorOptions,
-  ResourceReader,
-} from '../loop';
+import type { AgentRegistry } from '../agents';
+import type { RunningGoals } from '../bus/running-goals';
+import type { LlmGoalTranslatorOptions, ResourceReader } from '../loop';
 import type { ThreadLeases } from '../threads/thread-lease';
 import type { ThreadStore } from '../threads/thread-store';
+import type { ToolExecutorFactory } from '../tools/executor-factory';
 import type { ToolRegistry } from '../tools/tool-registry';
-import type { BacklogSink } from './goal-context';
-import type { RunningGoals } from './running-goals';
+import type { BacklogSink } from './execution-context';
+
+export type { PursuitResult } from './stop';
 
 export interface PursuitSettings {
   readonly maxSteps: number;
@@ -34,11 +32,15 @@ export interface PursuitSettings {
 }
 
 export interface PursuitDeps {
-  readonly nc: NatsConnection;
   readonly store: GoalStore;
   readonly threads: ThreadStore;
   readonly leases: ThreadLeases;
-  readonly tools: ToolRegistry;
+  /** The catalog of tools the agents may call. */
+  readonly tools: Pick<ToolRegistry, 'live'>;
+  /** Builds the tool executor of each pursuit. */
+  readonly executors: ToolExecutorFactory;
+  /** The agent kinds, by the name a goal gives in `agent`. */
+  readonly agents: AgentRegistry;
   readonly publisher: TracePublisher;
   readonly model: ChatModel;
   readonly renderer: PromptRenderer;
@@ -47,15 +49,9 @@ export interface PursuitDeps {
   readonly backlog: BacklogSink;
   readonly settings: PursuitSettings;
   readonly log: ContextLogger;
-  /** The planner of a pursuit (default: the ActionDetermineLoop). Tests may script it. */
-  readonly planner?: (options: ActionDetermineLoopOptions) => Planner;
   /** The request → goal translator (default: LlmGoalTranslator). */
   readonly translator?: (options: LlmGoalTranslatorOptions) => GoalTranslator;
 }
-
-/** What a pursuit needs from its planner: decisions plus the state it checkpoints. */
-export type Planner = ActionDeterminer &
-  Pick<ActionDetermineLoop, 'workspace' | 'lastAssessment' | 'toolWorkspace'>;
 
 export interface Delivery {
   /** JetStream delivery count (1 = first). */
@@ -65,10 +61,3 @@ export interface Delivery {
   /** Keeps the message from being redelivered while we wait or work. */
   keepAlive(): void;
 }
-
-/**
- * What to do with the JetStream message: `ack` (terminal and recorded), `retry` (nak with a delay: the thread is busy or
- * the infrastructure failed), `release` (nak now: this instance is shutting down, another one resumes the goal),
- * `drop` (neither: another instance took the goal over and holds a newer delivery of it).
- */
-export type PursuitResult = 'ack' | 'retry' | 'release' | 'drop';

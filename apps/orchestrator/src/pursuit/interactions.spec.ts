@@ -1,7 +1,8 @@
 import { SCHEMA_VERSION, Subjects, ToolInvocation, type InteractionRequest } from '@novelrag/contracts';
-import type { GoalCheckpoint } from '../goals/goal-checkpoint';
-import type { GoalTrace } from '../goals/goal-trace';
-import { GoalInteractions } from './goal-interactions';
+import type { GoalCheckpoint } from './checkpoint';
+import { GoalInteractions } from './interactions';
+import { PursuitStop } from './stop';
+import type { GoalTrace } from './trace';
 
 describe('GoalInteractions when the pursuit stops', () => {
   const invocation = ToolInvocation.parse({
@@ -27,8 +28,9 @@ describe('GoalInteractions when the pursuit stops', () => {
 
   /** Interactions of a pursuit whose goal can be cancelled or handed back (suspend, lost lease). */
   const setUp = () => {
-    const cancel = new AbortController();
-    const handBack = new AbortController();
+    const stop = new PursuitStop();
+    const cancel = { abort: () => stop.stop({ kind: 'cancelled' }) };
+    const handBack = { abort: () => stop.stop({ kind: 'handed_back' }) };
     const asked: string[] = [];
     const checkpoint = {
       write: (_change: unknown, reason?: string) => {
@@ -43,8 +45,7 @@ describe('GoalInteractions when the pursuit stops', () => {
       current: () => invocation,
       deadline: Date.now() + 60_000,
       defaultTimeoutMs: 30_000,
-      signal: AbortSignal.any([cancel.signal, handBack.signal]),
-      handBack: handBack.signal,
+      signal: stop.signal,
     });
     /** Resolves once the question is recorded as pending (the reply then waits for an answer or an abort). */
     const pending = async () => {

@@ -2,7 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { type Decision, ToolCatalog, operationPlan, resolution } from '@novelrag/agenturn';
 import { deferred } from '@novelrag/agenturn/testing';
-import { BusError, type ContextLogger, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
+import { BusError, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
 import {
   type GoalRecord,
   GoalSubmission,
@@ -15,36 +15,22 @@ import {
   errorEnvelope,
 } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
+import { type Planner, defaultAgents } from '../agents';
+import { RunningGoals } from '../bus/running-goals';
 import { ThreadLeases } from '../threads/thread-lease';
 import { ThreadStore } from '../threads/thread-store';
-import { type PursuitDeps, type PursuitSettings, giveUpGoal, pursueGoal } from './goal-pursuit';
-import { newGoalRecord } from './goal-records';
-import type { Planner } from './pursuit-types';
-import { RunningGoals } from './running-goals';
+import { remoteToolExecutors } from '../tools/executor-factory';
+import type { ToolRegistry } from '../tools/tool-registry';
+import { giveUpGoal, pursueGoal } from './pickup';
+import { newGoalRecord } from './records';
+import type { PursuitDeps } from './types';
+import { silentLog, testSettings } from '../test/pursuit-fixtures';
 
 jest.setTimeout(30_000);
 
-const log = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-} as unknown as ContextLogger;
+const log = silentLog;
 
-const settings: PursuitSettings = {
-  maxSteps: 10,
-  maxIterations: 3,
-  minIterations: 1,
-  wallClockMs: 60_000,
-  tokenBudget: 0,
-  interactionTimeoutMs: 5_000,
-  threadWaitMs: 5_000,
-  toolTimeoutMs: 5_000,
-  maxAttempts: 3,
-  defaultLang: 'en',
-  cancelPollMs: 500,
-  toolClaimGraceMs: 2_000,
-};
+const settings = testSettings;
 
 /** A planner that plays `decisions` in order, one per decision. */
 function scripted(decisions: Decision[]): () => Planner {
@@ -126,17 +112,19 @@ describe('goal pursuit durability (real NATS)', () => {
     await nats?.stop();
   });
 
+  const tools = {
+    timeoutOf: () => undefined,
+    served: () => Promise.resolve(undefined),
+    live: () => new ToolCatalog([]),
+    markUnavailable: () => undefined,
+  } as unknown as ToolRegistry;
   const depsWith = (planner: () => Planner, over: Partial<PursuitDeps> = {}): PursuitDeps => ({
-    nc,
     store,
     threads,
     leases,
-    tools: {
-      timeoutOf: () => undefined,
-      served: () => Promise.resolve(undefined),
-      live: () => new ToolCatalog([]),
-      markUnavailable: () => undefined,
-    } as unknown as PursuitDeps['tools'],
+    tools,
+    executors: remoteToolExecutors(nc, tools, settings),
+    agents: defaultAgents({ planner }),
     publisher: new TracePublisher(nc),
     model: {} as PursuitDeps['model'],
     renderer: {} as PursuitDeps['renderer'],
@@ -145,7 +133,6 @@ describe('goal pursuit durability (real NATS)', () => {
     backlog: { add: () => undefined },
     settings,
     log,
-    planner,
     ...over,
   });
 

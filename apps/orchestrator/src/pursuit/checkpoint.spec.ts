@@ -1,16 +1,13 @@
-import type { ContextLogger, GoalStore, TracePublisher } from '@novelrag/bus';
+import type { GoalStore, TracePublisher } from '@novelrag/bus';
 import { type GoalRecord, SCHEMA_VERSION, type TraceEvent, emptyWorkspace } from '@novelrag/contracts';
 import type { ThreadStore } from '../threads/thread-store';
-import { GoalCheckpoint, Superseded } from './goal-checkpoint';
-import { finishGoal } from './goal-finish';
-import { GoalTrace } from './goal-trace';
+import { GoalCheckpoint } from './checkpoint';
+import { finishGoal } from './finish';
+import { PursuitStopped } from './stop';
+import { GoalTrace } from './trace';
+import { silentLog } from '../test/pursuit-fixtures';
 
-const log = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-} as unknown as ContextLogger;
+const log = silentLog;
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
 function runningRecord(): GoalRecord {
@@ -129,7 +126,10 @@ describe('GoalCheckpoint', () => {
     await checkpoint.write(() => ({ steps: [] })); // still ours
 
     store.put({ attempts: 2, goal: 'the new owner' }); // another instance took the goal over
-    await expect(checkpoint.write(() => ({ goal: 'stale' }))).rejects.toBeInstanceOf(Superseded);
+    await expect(checkpoint.write(() => ({ goal: 'stale' }))).rejects.toMatchObject({
+      name: PursuitStopped.name,
+      reason: { kind: 'superseded' },
+    });
     expect(store.record).toMatchObject({ attempts: 2, goal: 'the new owner', revision: 3 });
     expect(superseded).toHaveBeenCalled();
   });
@@ -145,7 +145,10 @@ describe('GoalCheckpoint', () => {
     );
     checkpoint.fence(1);
     store.put({ status: 'completed' });
-    await expect(checkpoint.write(() => ({ goal: 'stale' }))).rejects.toBeInstanceOf(Superseded);
+    await expect(checkpoint.write(() => ({ goal: 'stale' }))).rejects.toMatchObject({
+      name: PursuitStopped.name,
+      reason: { kind: 'superseded' },
+    });
 
     const other = new GoalCheckpoint(
       store as unknown as GoalStore,

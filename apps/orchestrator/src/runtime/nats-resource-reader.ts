@@ -11,7 +11,7 @@ import {
   SegmentsReply,
   type SegmentsRequest,
 } from '@novelrag/contracts';
-import type { ResourceReader } from './ports';
+import type { ResourceReader } from '../loop/ports';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 

@@ -1,0 +1,145 @@
+// The agent-kind seam: what runs a goal's pursuit once the durability code (pickup, leases, checkpoints,
+// interactions, finish) has set it up. Every kind is registered in an AgentRegistry under the name a goal gives in its
+// `agent` field; the durability code never names a kind.
+import {
+  type ActionDeterminer,
+  type ChatModel,
+  type ExecutionContext,
+  type Goal,
+  GoalExecutor,
+  type GoalExecutorHooks,
+  type InteractionHistory,
+  type OperationOutcome,
+  type OperationPlan,
+  type PromptRenderer,
+  type PursuitOutcome,
+  type ToolCatalog,
+  type ToolExecutor,
+} from '@novelrag/agenturn';
+import type { GoalRecord, ToolWorkspace, WorkspaceState } from '@novelrag/contracts';
+import type { LoopObserver, ResourceReader } from '../loop';
+
+/** What a kind resumes from: everything the checkpoint holds of earlier pursuits of the goal. */
+export interface AgentResume {
+  /** The steps executed and checkpointed so far (numbering and step budget go on from here). */
+  readonly executedSteps: readonly OperationOutcome[];
+  /** A step decided and dispatched but not recorded (a crash in between): re-sent first, under the same invocation id. */
+  readonly replay?: OperationPlan;
+  /** The goal record as picked up (the kind's own checkpoint data, e.g. `assessment`, lives there). */
+  readonly record: GoalRecord;
+}
+
+/** Bounds of one pursuit. */
+export interface AgentLimits {
+  readonly maxSteps: number;
+  readonly wallClockMs: number;
+  /** Epoch ms when the goal was first picked up (a resumed pursuit keeps its wall-clock budget). */
+  readonly startedAt: number;
+  readonly maxIterations: number;
+  readonly minIterations: number;
+}
+
+/** Everything a kind gets for one pursuit of one goal. */
+export interface AgentContext {
+  readonly goal: Goal;
+  readonly resume: AgentResume;
+  readonly beliefs: readonly string[];
+  readonly lang: string;
+  readonly history: InteractionHistory;
+  /** The thread's recent goals, formatted for prompts. */
+  readonly historyText: string;
+  /** The thread's workspace as the previous goal left it. */
+  readonly workspace: WorkspaceState;
+  readonly tools: ToolCatalog;
+  /** Runs the kind's tool calls (remote in the orchestrator). */
+  readonly executor: ToolExecutor;
+  /** The goal's runtime: trace, human interactions, backlog. */
+  readonly execution: ExecutionContext;
+  /** The trace sink of the kind's own decisions (LLM calls are summed into the goal's token usage). */
+  readonly trace: LoopObserver;
+  readonly model: ChatModel;
+  readonly renderer: PromptRenderer;
+  readonly resources: ResourceReader;
+  readonly limits: AgentLimits;
+  /** Aborted (with a StopReason) when the pursuit must stop. */
+  readonly signal: AbortSignal;
+  /**
+   * The durability code's checkpoints: called on every decision and after every step (a GoalExecutor does so when
+   * given them). A rejection means the pursuit must not go on.
+   */
+  readonly hooks: GoalExecutorHooks;
+}
+
+/** One pursuit of one goal by a kind, started by `AgentKindDefinition.start`. */
+export interface AgentRun {
+  /** Pursues the goal to an outcome. Never rejects (every ending is an outcome). */
+  pursue(): Promise<PursuitOutcome>;
+  /** The kind's checkpoint data, stored with every checkpoint and handed back through `resume.record`. */
+  checkpointData(): Partial<Pick<GoalRecord, 'assessment'>>;
+  /** The thread workspace to keep (after each step and at the end); undefined keeps the thread's as it is. */
+  workspace(): WorkspaceState | undefined;
+  /** What the kind's context shows of the workspace, sent with each tool call so content tools read the same. */
+  toolWorkspace(): ToolWorkspace | undefined;
+}
+
+/** A kind of agent (GoalPursuer): starts pursuits. */
+export interface AgentKindDefinition {
+  start(ctx: AgentContext): AgentRun;
+}
+
+/** The kinds this orchestrator can run, by name. */
+export class AgentRegistry {
+  private readonly kinds = new Map<string, AgentKindDefinition>();
+
+  register(name: string, kind: AgentKindDefinition): this {
+    this.kinds.set(name, kind);
+    return this;
+  }
+
+  get(name: string): AgentKindDefinition | undefined {
+    return this.kinds.get(name);
+  }
+
+  get names(): string[] {
+    return [...this.kinds.keys()];
+  }
+}
+
+/** Plays the checkpointed in-flight step first (same plan, same invocation id), then asks the kind's determiner. */
+export class ResumingDeterminer implements ActionDeterminer {
+  constructor(
+    private pending: OperationPlan | undefined,
+    private readonly inner: ActionDeterminer,
+  ) {}
+
+  determineAction(
+    input: Parameters<ActionDeterminer['determineAction']>[0],
+  ): ReturnType<ActionDeterminer['determineAction']> {
+    const pending = this.pending;
+    this.pending = undefined;
+    return pending ? Promise.resolve(pending) : this.inner.determineAction(input);
+  }
+}
+
+/**
+ * The usual way a kind pursues: a GoalExecutor over the kind's determiner, resumed from the checkpoint (the in-flight
+ * step replayed first), with the durability hooks, the context's tools, executor, runtime, limits and stop signal.
+ */
+export function executeWith(ctx: AgentContext, determiner: ActionDeterminer): Promise<PursuitOutcome> {
+  const { goal, resume, limits } = ctx;
+  const executor = new GoalExecutor({
+    beliefs: ctx.beliefs,
+    tools: ctx.tools,
+    determiner: new ResumingDeterminer(resume.replay, determiner),
+    executor: ctx.executor,
+    ctx: ctx.execution,
+    limits: { maxSteps: limits.maxSteps, wallClockMs: limits.wallClockMs },
+    hooks: ctx.hooks,
+  });
+  return executor.handleGoal(goal, {
+    signal: ctx.signal,
+    history: ctx.history,
+    resume: { goal, executedSteps: [...resume.executedSteps] },
+    startedAt: limits.startedAt,
+  });
+}

@@ -1,0 +1,58 @@
+// The `novelrag` agent kind (the default): the four-phase ActionDetermineLoop (assess, discover, refine, decide) as the
+// determiner of a GoalExecutor. It resumes from the checkpoint's steps and the last assessment it stored.
+import type { ActionDeterminer } from '@novelrag/agenturn';
+import { DEFAULT_AGENT_KIND } from '@novelrag/contracts';
+import { ActionDetermineLoop, type ActionDetermineLoopOptions } from '../loop';
+import {
+  type AgentContext,
+  type AgentKindDefinition,
+  AgentRegistry,
+  type AgentRun,
+  executeWith,
+} from './agent-kind';
+
+/** What the kind needs from its planner: decisions plus the state it checkpoints. */
+export type Planner = ActionDeterminer &
+  Pick<ActionDetermineLoop, 'workspace' | 'lastAssessment' | 'toolWorkspace'>;
+
+export interface NovelragAgentOptions {
+  /** The planner of a pursuit (default: the ActionDetermineLoop). Tests may script it. */
+  readonly planner?: (options: ActionDetermineLoopOptions) => Planner;
+}
+
+export class NovelragAgent implements AgentKindDefinition {
+  constructor(private readonly options: NovelragAgentOptions = {}) {}
+
+  start(ctx: AgentContext): AgentRun {
+    const assessment = ctx.resume.record.assessment;
+    const loopOptions: ActionDetermineLoopOptions = {
+      model: ctx.model,
+      renderer: ctx.renderer,
+      resources: ctx.resources,
+      lang: ctx.lang,
+      observer: ctx.trace,
+      maxIterations: ctx.limits.maxIterations,
+      minIterations: ctx.limits.minIterations,
+      workspace: ctx.workspace,
+      ...(assessment ? { previousAssessment: assessment } : {}),
+      history: ctx.historyText,
+    };
+    const loop = this.options.planner
+      ? this.options.planner(loopOptions)
+      : new ActionDetermineLoop(loopOptions);
+    return {
+      pursue: () => executeWith(ctx, loop),
+      checkpointData: () => {
+        const last = loop.lastAssessment();
+        return last ? { assessment: last } : {};
+      },
+      workspace: () => loop.workspace(),
+      toolWorkspace: () => loop.toolWorkspace(),
+    };
+  }
+}
+
+/** The kinds an orchestrator runs: `novelrag` (the default). */
+export function defaultAgents(options: NovelragAgentOptions = {}): AgentRegistry {
+  return new AgentRegistry().register(DEFAULT_AGENT_KIND, new NovelragAgent(options));
+}

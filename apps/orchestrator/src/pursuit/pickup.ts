@@ -1,0 +1,117 @@
+// The pickup of a goal delivered from the GOALS stream (lease, record, resume), and the settling of goals that ended
+// without a pursuit; the pursuit itself runs in pursuit-run.ts.
+import type { TraceDraft } from '@novelrag/bus';
+import {
+  type ErrorEnvelope,
+  FINAL_TRACE_KINDS,
+  type GoalRecord,
+  type GoalSubmission,
+  isTerminalStatus,
+} from '@novelrag/contracts';
+import { finalEvent, historyEntryOf } from './finish';
+import { PursuitRun } from './pursuit-run';
+import { earlyOutcome, newGoalRecord } from './records';
+import { FINISHED, PursuitStop, type PursuitResult, deliveryOf } from './stop';
+import type { Delivery, PursuitDeps } from './types';
+
+/**
+ * One delivery of one goal: take the thread, start or resume from the checkpoint, pursue it with its agent kind,
+ * checkpoint every decision and step, and record the outcome. `suspend` hands the goal back (instance shutdown).
+ */
+export async function pursueGoal(
+  submission: GoalSubmission,
+  delivery: Delivery,
+  deps: PursuitDeps,
+  suspend: AbortSignal,
+): Promise<PursuitResult> {
+  const { store, publisher, settings } = deps;
+  let record = (await store.get(submission.goalId)) ?? (await store.create(newGoalRecord(submission)));
+  if (isTerminalStatus(record.status)) {
+    await settleFinished(record, deps);
+    return deliveryOf(FINISHED);
+  }
+  const stop = new PursuitStop();
+  const unfollow = [stop.follow(suspend, { kind: 'handed_back' })];
+  try {
+    const held = await deps.leases.acquire({
+      threadId: record.threadId,
+      goalId: record.goalId,
+      seq: delivery.seq,
+      maxWaitMs: settings.threadWaitMs,
+      signal: stop.signal,
+      onWait: () => delivery.keepAlive(),
+    });
+    if (!held) return deliveryOf(stop.reason ?? { kind: 'thread_busy' });
+    try {
+      record = (await store.get(submission.goalId)) ?? record;
+      // Cancelled by the gateway while it waited for the thread (or ended by an earlier delivery meanwhile).
+      if (isTerminalStatus(record.status)) {
+        await settleFinished(record, deps);
+        return deliveryOf(FINISHED);
+      }
+      await publisher.resume(record.goalId); // continue the numbering of whoever traced this goal before
+      unfollow.push(stop.follow(held.lost, { kind: 'lease_lost' }));
+      return await new PursuitRun(submission, record, delivery, deps, stop).execute();
+    } finally {
+      publisher.forget(record.goalId);
+      await held.release().catch(() => undefined);
+    }
+  } finally {
+    for (const off of unfollow) off();
+  }
+}
+
+/**
+ * A terminal goal delivered (again): completes the parts of its end that may be missing, idempotently. The gateway
+ * cancels a queued goal without tracing it, and a pursuit that failed after writing the terminal record (thread or trace
+ * update) was handed back with the rest undone. Adds the thread history entry of a goal that ran (when missing) and the
+ * final trace event (when the goal's trace has none). Throws when that fails, so the delivery is retried (bounded by
+ * the consumer).
+ */
+export async function settleFinished(
+  record: GoalRecord,
+  deps: Pick<PursuitDeps, 'threads' | 'publisher'>,
+): Promise<void> {
+  const outcome = record.outcome;
+  if (!outcome) return;
+  // Only a pickup sets the deadline: a goal cancelled while queued never ran and has no place in the thread's history.
+  if (record.deadline !== undefined) {
+    const thread = await deps.threads.get(record.threadId);
+    if (!thread.history.some((h) => h.goalId === record.goalId)) {
+      await deps.threads.finishGoal(record.threadId, historyEntryOf(record, outcome));
+    }
+  }
+  try {
+    const stored = await deps.publisher.resume(record.goalId);
+    if (FINAL_TRACE_KINDS.some((kind) => stored.kinds.has(kind))) return;
+    const event = { ...finalEvent(outcome), goalId: record.goalId, threadId: record.threadId } as TraceDraft;
+    await deps.publisher.publish(event);
+  } finally {
+    deps.publisher.forget(record.goalId);
+  }
+}
+
+/**
+ * Gives up a goal whose deliveries keep failing before a pursuit could start (the consumer terminates its message):
+ * marks it failed with `error` unless it already ended, and records its end like any other. Throws when the record
+ * cannot be read or written (the caller logs it; the goal then stays as it is).
+ */
+export async function giveUpGoal(
+  goalId: string,
+  error: ErrorEnvelope,
+  deps: Pick<PursuitDeps, 'store' | 'threads' | 'publisher'>,
+): Promise<void> {
+  const record = await deps.store.mutate(goalId, (current) =>
+    isTerminalStatus(current.status)
+      ? null
+      : {
+          ...current,
+          status: 'failed',
+          outcome: earlyOutcome(current, 'failed', error.message, error),
+          inFlight: undefined,
+          pendingInteraction: undefined,
+          updatedAt: new Date().toISOString(),
+        },
+  );
+  await settleFinished(record, deps);
+}

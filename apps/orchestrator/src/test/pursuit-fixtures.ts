@@ -1,0 +1,26 @@
+// Shared fixtures of the orchestrator's pursuit tests (unit and int): a logger that writes nothing and the settings
+// the in-process pursuits run with.
+import type { ContextLogger } from '@novelrag/bus';
+import type { PursuitSettings } from '../pursuit/types';
+
+export const silentLog = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+} as unknown as ContextLogger;
+
+export const testSettings: PursuitSettings = {
+  maxSteps: 10,
+  maxIterations: 3,
+  minIterations: 1,
+  wallClockMs: 60_000,
+  tokenBudget: 0,
+  interactionTimeoutMs: 5_000,
+  threadWaitMs: 5_000,
+  toolTimeoutMs: 5_000,
+  maxAttempts: 3,
+  defaultLang: 'en',
+  cancelPollMs: 500,
+  toolClaimGraceMs: 2_000,
+};

@@ -1,0 +1,92 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ToolExecutor } from '@novelrag/agenturn';
+import type { ToolInvocation, ToolWorkspace } from '@novelrag/contracts';
+import type { GoalTrace } from '../pursuit/trace';
+import { ClaimWatch } from './claim-watch';
+import { RemoteToolExecutor, type RemoteToolExecutorOptions } from './remote-tool-executor';
+import type { ToolRegistry } from './tool-registry';
+
+/** What the tool calls of one pursuit share. */
+export interface ToolCallScope {
+  readonly goalId: string;
+  readonly threadId: string;
+  readonly lang: string;
+  /** Index of the next step (continues after resumed steps). */
+  readonly firstStep: number;
+  readonly beliefs: readonly string[];
+  /** The agent's context when it decided the step (sent so content tools read what it read). */
+  readonly workspace: () => ToolWorkspace | undefined;
+  readonly trace: GoalTrace;
+}
+
+/** A pursuit's tool executor, which also tells which invocation runs now (the one a tool's question may come from). */
+export interface GoalToolExecutor extends ToolExecutor {
+  current(): ToolInvocation | undefined;
+}
+
+/** Builds the tool executor of one pursuit (injected into the pursuit, so it never constructs a transport itself). */
+export type ToolExecutorFactory = (scope: ToolCallScope) => GoalToolExecutor;
+
+export interface RemoteExecutorSettings {
+  readonly toolTimeoutMs: number;
+  /** How long past its lease a runner's claim on a tool call is still trusted (see ClaimWatch). */
+  readonly toolClaimGraceMs?: number;
+}
+
+/** Tool calls over NATS to whichever runner serves the tool, traced, with lost runners noticed by a ClaimWatch. */
+export function remoteToolExecutors(
+  nc: NatsConnection,
+  tools: ToolRegistry,
+  settings: RemoteExecutorSettings,
+): ToolExecutorFactory {
+  return (scope) =>
+    new RemoteToolExecutor(nc, {
+      goalId: scope.goalId,
+      threadId: scope.threadId,
+      lang: scope.lang,
+      firstStep: scope.firstStep,
+      defaultTimeoutMs: settings.toolTimeoutMs,
+      timeoutOf: (tool) => tools.timeoutOf(tool),
+      workspace: scope.workspace,
+      beliefs: scope.beliefs,
+      ...dispatchTracing(scope.trace, tools),
+      claimWatch: new ClaimWatch(nc, {
+        ...(settings.toolClaimGraceMs === undefined ? {} : { graceMs: settings.toolClaimGraceMs }),
+        served: (tool) => tools.served(tool),
+      }),
+    });
+}
+
+/** The executor's dispatch callbacks: `operation.dispatched` / `operation.outcome`, and no-responders → unavailable. */
+function dispatchTracing(
+  trace: GoalTrace,
+  tools: ToolRegistry,
+): Pick<RemoteToolExecutorOptions, 'onDispatch' | 'onOutcome'> {
+  return {
+    onDispatch: (inv, reason) =>
+      trace.emit({
+        kind: 'operation.dispatched',
+        invocationId: inv.invocationId,
+        tool: inv.tool,
+        params: inv.params,
+        reason,
+        deadline: inv.deadline,
+        attempt: inv.attempt ?? 1,
+        step: inv.step,
+      }),
+    onOutcome: (r) => {
+      if (r.error?.code === 'NO_RESPONDERS') tools.markUnavailable(r.invocation.tool);
+      trace.emit({
+        kind: 'operation.outcome',
+        invocationId: r.invocation.invocationId,
+        tool: r.invocation.tool,
+        status: r.outcome.status,
+        ...(r.outcome.status === 'success' ? { result: r.outcome.result ?? '' } : {}),
+        ...(r.error ? { error: r.error } : {}),
+        durationMs: Math.round(r.durationMs),
+        ...(r.replayed ? { replayed: true } : {}),
+        step: r.invocation.step,
+      });
+    },
+  };
+}
