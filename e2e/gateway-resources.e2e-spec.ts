@@ -11,8 +11,14 @@ import {
   TOOL_QUEUE_GROUP,
   encodeToolMetadata,
 } from '@novelrag/contracts';
-import { freePort, startNats, type NatsServerHandle } from '@novelrag/testkit';
-import { buildServices, startServiceProcess, type ServiceProcess } from './support/processes';
+import {
+  freePort,
+  startNats,
+  type NatsServerHandle,
+  buildServices,
+  startServiceProcess,
+  type ServiceProcess,
+} from '@novelrag/testkit';
 
 // Whole processes (resource-service and gateway from their dist, as `npm start` runs them) on a private NATS,
 // driven only through REST and the bus.

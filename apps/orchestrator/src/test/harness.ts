@@ -21,11 +21,12 @@ import {
   FakeOpenAIServer,
   type FakeToolCall,
   type NatsServerHandle,
+  REPO_ROOT as ROOT,
+  type ServiceProcess,
   startNats,
+  startServiceProcess,
   uniqueName,
 } from '@novelrag/testkit';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the shared OS-process launcher of the test suites, not a project
-import { ROOT, type ServiceProcess, startServiceProcess } from '../../../../e2e/support/processes';
 import { newGoalRecord } from '../goals/goal-records';
 import { TestTools } from './test-tools';
 
