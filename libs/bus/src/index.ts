@@ -27,12 +27,13 @@ export {
   type RunningService,
 } from './bootstrap';
 export {
-  GoalStore,
   encodeCursor,
   decodeCursor,
   type GoalListQuery,
   type GoalPage,
-} from './jetstream/goal-store';
+  type GoalStore,
+} from './stores/goal-store';
+export { KvGoalStore } from './jetstream/goal-store';
 export {
   ensureGoalsStream,
   ensureTraceStream,

@@ -3,7 +3,8 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   BusError,
-  GoalStore,
+  type GoalStore,
+  KvGoalStore,
   NATS_CONNECTION,
   busRequest,
   ensureGoalsStream,
@@ -40,7 +41,7 @@ export class GoalsService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await ensureGoalsStream(this.nc);
     await ensureTraceStream(this.nc);
-    this.store = await GoalStore.open(this.nc);
+    this.store = await KvGoalStore.open(this.nc);
   }
 
   private goals(): GoalStore {

@@ -2,7 +2,14 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { type Decision, ToolCatalog, operationPlan, resolution } from '@novelrag/agenturn';
 import { deferred } from '@novelrag/agenturn/testing';
-import { BusError, type ContextLogger, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
+import {
+  BusError,
+  type ContextLogger,
+  type GoalStore,
+  KvGoalStore,
+  TracePublisher,
+  ensureTraceStream,
+} from '@novelrag/bus';
 import {
   type GoalRecord,
   GoalSubmission,
@@ -96,7 +103,7 @@ describe('goal pursuit durability (real NATS)', () => {
     nats = await startNats({ privateServer: true });
     nc = await connect({ servers: nats.url });
     await ensureTraceStream(nc);
-    store = await GoalStore.open(nc);
+    store = await KvGoalStore.open(nc);
     threads = await ThreadStore.open(nc);
     leases = await ThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 });
     toolSub = nc.subscribe(Subjects.toolInvoke('echo'), {

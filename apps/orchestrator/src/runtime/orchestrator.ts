@@ -2,7 +2,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { ChatModel } from '@novelrag/agenturn';
 import {
   type ContextLogger,
-  GoalStore,
+  type GoalStore,
+  KvGoalStore,
   TracePublisher,
   type ServiceContext,
   ensureGoalsStream,
@@ -86,7 +87,7 @@ export class Orchestrator {
       nc,
       log,
       model,
-      await GoalStore.open(nc),
+      await KvGoalStore.open(nc),
       await ThreadStore.open(nc),
       await ThreadLeases.open(nc, { leaseMs: env.NOVELRAG_THREAD_LEASE_MS }),
       new ToolRegistry(nc, {

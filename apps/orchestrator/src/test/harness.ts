@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { GoalStore, busRequest, ensureGoalsStream, ensureTraceStream, submitGoal } from '@novelrag/bus';
+import {
+  type GoalStore,
+  KvGoalStore,
+  busRequest,
+  ensureGoalsStream,
+  ensureTraceStream,
+  submitGoal,
+} from '@novelrag/bus';
 import {
   AspectCreateReply,
   Buckets,
@@ -197,7 +204,7 @@ export async function startHarness(label: string): Promise<Harness> {
   scriptModel(fake);
   const tools = new TestTools(nc);
   await tools.start(label.replace(/[^A-Za-z0-9_-]/g, '_'));
-  const store = await GoalStore.open(nc);
+  const store = await KvGoalStore.open(nc);
   const trace = new TraceLog(nc);
   const kv = await new Kvm(nc).open(Buckets.goals);
   let counter = 0;
