@@ -34,6 +34,7 @@ export {
   type GoalStore,
 } from './stores/goal-store';
 export { KvGoalStore } from './jetstream/goal-store';
+export { acceptGoal, newGoalRecord, type AcceptedGoal } from './jetstream/accept-goal';
 export {
   ensureGoalsStream,
   ensureTraceStream,
