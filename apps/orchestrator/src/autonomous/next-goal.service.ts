@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ChatModel, Goal, InteractionHistory, PromptRenderer } from '@novelrag/agenturn';
-import { BusError, type GoalStore, acceptGoal } from '@novelrag/bus';
+import { BusError, type GoalStore, type ThreadStore, acceptGoal } from '@novelrag/bus';
 import {
   GoalSubmission,
   MAX_LABEL_CHARS,
@@ -12,7 +12,7 @@ import {
 } from '@novelrag/contracts';
 import { BacklogGoalDecider, CompositeGoalDecider, ExplorationGoalDecider } from '../deciders';
 import type { ResourceReader } from '../loop';
-import { type ThreadStore, formatThreadHistory } from '../threads/thread-store';
+import { formatThreadHistory } from '../threads/thread-history';
 
 export interface NextGoalDeps {
   readonly nc: NatsConnection;

@@ -1,6 +1,5 @@
-import type { ContextLogger, GoalStore, TracePublisher } from '@novelrag/bus';
+import type { ContextLogger, GoalStore, ThreadStore, TracePublisher } from '@novelrag/bus';
 import { type GoalRecord, SCHEMA_VERSION, type TraceEvent, emptyWorkspace } from '@novelrag/contracts';
-import type { ThreadStore } from '../threads/thread-store';
 import { GoalCheckpoint, Superseded } from './goal-checkpoint';
 import { finishGoal } from './goal-finish';
 import { GoalTrace } from './goal-trace';

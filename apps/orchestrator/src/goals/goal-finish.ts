@@ -7,7 +7,7 @@ import {
   type WorkspaceState,
   canTransition,
 } from '@novelrag/contracts';
-import type { ThreadStore } from '../threads/thread-store';
+import type { ThreadStore } from '@novelrag/bus';
 import type { GoalCheckpoint } from './goal-checkpoint';
 import { goalOutcomeOf } from './goal-records';
 import type { GoalTrace, GoalTraceDraft } from './goal-trace';

@@ -9,6 +9,10 @@ import {
   KvGoalStore,
   TracePublisher,
   ensureTraceStream,
+  KvThreadLeases,
+  KvThreadStore,
+  type ThreadLeases,
+  type ThreadStore,
 } from '@novelrag/bus';
 import {
   type GoalRecord,
@@ -22,8 +26,6 @@ import {
   errorEnvelope,
 } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
-import { ThreadLeases } from '../threads/thread-lease';
-import { ThreadStore } from '../threads/thread-store';
 import { type PursuitDeps, type PursuitSettings, giveUpGoal, pursueGoal } from './goal-pursuit';
 import { newGoalRecord } from './goal-records';
 import type { Planner } from './pursuit-types';
@@ -104,8 +106,8 @@ describe('goal pursuit durability (real NATS)', () => {
     nc = await connect({ servers: nats.url });
     await ensureTraceStream(nc);
     store = await KvGoalStore.open(nc);
-    threads = await ThreadStore.open(nc);
-    leases = await ThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 });
+    threads = await KvThreadStore.open(nc);
+    leases = await KvThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 });
     toolSub = nc.subscribe(Subjects.toolInvoke('echo'), {
       callback: (_err, msg: Msg) => {
         const inv = msg.json<ToolInvocation>();
@@ -227,7 +229,7 @@ describe('goal pursuit durability (real NATS)', () => {
     const { submission, delivery } = await submit(safeName('t'));
     // A's lease clock lags 2 minutes and renews only every 20 s: B finds A's lease dead at once, and A does not notice
     // (as when A's process was paused).
-    const pausedLeases = await ThreadLeases.open(nc, {
+    const pausedLeases = await KvThreadLeases.open(nc, {
       leaseMs: 60_000,
       pollMs: 50,
       now: () => Date.now() - 120_000,

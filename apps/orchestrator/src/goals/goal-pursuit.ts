@@ -20,7 +20,7 @@ import {
 } from '@novelrag/contracts';
 import { GoalInteractions } from '../interactions/goal-interactions';
 import { ActionDetermineLoop, type ActionDetermineLoopOptions, LlmGoalTranslator } from '../loop';
-import { formatThreadHistory } from '../threads/thread-store';
+import { formatThreadHistory } from '../threads/thread-history';
 import { ClaimWatch } from '../tools/claim-watch';
 import { RemoteToolExecutor, invocationIdOf } from '../tools/remote-tool-executor';
 import { GoalCheckpoint, Superseded, isTransientStoreError } from './goal-checkpoint';

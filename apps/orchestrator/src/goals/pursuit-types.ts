@@ -1,14 +1,12 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ActionDeterminer, ChatModel, GoalTranslator, PromptRenderer } from '@novelrag/agenturn';
-import type { ContextLogger, GoalStore, TracePublisher } from '@novelrag/bus';
+import type { ContextLogger, GoalStore, ThreadLeases, ThreadStore, TracePublisher } from '@novelrag/bus';
 import type {
   ActionDetermineLoop,
   ActionDetermineLoopOptions,
   LlmGoalTranslatorOptions,
   ResourceReader,
 } from '../loop';
-import type { ThreadLeases } from '../threads/thread-lease';
-import type { ThreadStore } from '../threads/thread-store';
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { BacklogSink } from './goal-context';
 import type { RunningGoals } from './running-goals';

@@ -4,6 +4,10 @@ import {
   type ContextLogger,
   type GoalStore,
   KvGoalStore,
+  KvThreadLeases,
+  KvThreadStore,
+  type ThreadLeases,
+  type ThreadStore,
   TracePublisher,
   type ServiceContext,
   ensureGoalsStream,
@@ -18,8 +22,6 @@ import { ResourceBacklog } from '../goals/goal-context';
 import { type PursuitDeps, type PursuitSettings, giveUpGoal, pursueGoal } from '../goals/goal-pursuit';
 import { RunningGoals } from '../goals/running-goals';
 import { NatsResourceReader } from '../loop';
-import { ThreadLeases } from '../threads/thread-lease';
-import { ThreadStore } from '../threads/thread-store';
 import { ToolRegistry } from '../tools/tool-registry';
 
 export function settingsOf(env: OrchestratorEnv): PursuitSettings {
@@ -88,8 +90,8 @@ export class Orchestrator {
       log,
       model,
       await KvGoalStore.open(nc),
-      await ThreadStore.open(nc),
-      await ThreadLeases.open(nc, { leaseMs: env.NOVELRAG_THREAD_LEASE_MS }),
+      await KvThreadStore.open(nc),
+      await KvThreadLeases.open(nc, { leaseMs: env.NOVELRAG_THREAD_LEASE_MS }),
       new ToolRegistry(nc, {
         refreshMs: env.NOVELRAG_TOOL_REFRESH_MS,
         log: ctx.logger.child('ToolRegistry'),
