@@ -20,7 +20,7 @@ const shared = {
   transform: { '^.+\\.ts$': swc },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
-    '^@novelrag/agenturn/testing$': '<rootDir>/libs/agenturn/src/testing/index.ts',
+    '^@novelrag/(agenturn|bus|tool-kit)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
     '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit)$': '<rootDir>/libs/$1/src/index.ts',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.*/dist/', '<rootDir>/data/', '<rootDir>/tmp/'],

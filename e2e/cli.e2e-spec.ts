@@ -1,8 +1,13 @@
 import { busRequest } from '@novelrag/bus';
 import { ImportReply, Subjects } from '@novelrag/contracts';
-import { freePort } from '@novelrag/testkit';
-import { runNovelrag } from './support/cli';
-import { DEMO_SCENARIO, type System, installRules, startSystem } from './support/system';
+import {
+  freePort,
+  runNovelrag,
+  demoScenario,
+  type System,
+  installRules,
+  startSystem,
+} from '@novelrag/testkit';
 
 // The `novelrag` CLI as an OS process against the whole system (every service an OS process, real NATS, the model
 // faked at the HTTP boundary with the offline demo's recorded scenario), with Bearer authentication on.
@@ -19,7 +24,7 @@ describe('novelrag CLI against the running system (OS processes, real NATS)', ()
       { kind: 'tools', where: (r) => JSON.stringify(r.body).includes('[Q]') },
       { delayMs: 20_000, then: { text: 'too late' } },
     );
-    installRules(system.fake, DEMO_SCENARIO.rules);
+    installRules(system.fake, demoScenario().rules);
     env = { NOVELRAG_URL: system.url, NOVELRAG_API_KEY: KEY };
     await busRequest(
       system.nc,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Svcm } from '@nats-io/services';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { GoalStore, busRequest } from '@novelrag/bus';
+import { KvGoalStore, busRequest } from '@novelrag/bus';
 import {
   ImportReply,
   MicroServiceNames,
@@ -11,8 +11,14 @@ import {
   TOOL_QUEUE_GROUP,
   encodeToolMetadata,
 } from '@novelrag/contracts';
-import { freePort, startNats, type NatsServerHandle } from '@novelrag/testkit';
-import { buildServices, startServiceProcess, type ServiceProcess } from './support/processes';
+import {
+  freePort,
+  startNats,
+  type NatsServerHandle,
+  buildServices,
+  startServiceProcess,
+  type ServiceProcess,
+} from '@novelrag/testkit';
 
 // Whole processes (resource-service and gateway from their dist, as `npm start` runs them) on a private NATS,
 // driven only through REST and the bus.
@@ -174,7 +180,7 @@ describe('gateway REST over a running resource-service (OS processes, real NATS)
       code: 'INTERACTION_NOT_PENDING',
     });
     // Play the orchestrator: mark the goal as waiting and answer on the interaction subject.
-    const store = await GoalStore.open(nc);
+    const store = await KvGoalStore.open(nc);
     await store.mutate(goalId, (g) => ({
       ...g,
       status: 'running',

@@ -14,10 +14,21 @@ import {
   encodeToolMetadata,
   type ServiceName,
 } from '@novelrag/contracts';
-import { FakeOpenAIServer, freePort } from '@novelrag/testkit';
-import { NATS_CONFIG, passwordEnv, startAuthNats, type AuthNats, type NatsUser } from './support/auth-nats';
-import { ROOT, buildServices, startServiceProcess, type ServiceProcess } from './support/processes';
-import { DEMO_SCENARIO, installRules } from './support/system';
+import {
+  FakeOpenAIServer,
+  freePort,
+  NATS_CONFIG,
+  passwordEnv,
+  startAuthNats,
+  type AuthNats,
+  type NatsUser,
+  REPO_ROOT,
+  buildServices,
+  startServiceProcess,
+  type ServiceProcess,
+  demoScenario,
+  installRules,
+} from '@novelrag/testkit';
 
 /** Resolves with the error that closed a subscription, or 'open' when it survived `ms`. */
 async function subscriptionFate(sub: Subscription, ms = 1_500): Promise<string> {
@@ -135,7 +146,7 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
 
   it('each service boots under its own user, and the 余归 goal runs to completion with no violation', async () => {
     fake = await FakeOpenAIServer.start();
-    installRules(fake, DEMO_SCENARIO.rules);
+    installRules(fake, demoScenario().rules);
     const model = { OPENAI_BASE_URL: fake.baseURL, OPENAI_API_KEY: 'e2e', NOVELRAG_MODEL: 'fake-model' };
     const boot = (app: ServiceName, extra: Record<string, string> = {}) =>
       startServiceProcess(app, `${app}-perm`, { ...nats.envFor(app), ...extra }).then((s) => {
@@ -194,7 +205,7 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
     expect((await http('/v1/resources?uri=/character/yugui')).status).toBe(200);
     // The containers' health check (deploy/healthcheck.mjs) answers with the service's own user.
     for (const app of ['resource-service', 'tool-runner', 'orchestrator'] as const) {
-      const check = spawnSync(process.execPath, [path.join(ROOT, 'deploy/healthcheck.mjs')], {
+      const check = spawnSync(process.execPath, [path.join(REPO_ROOT, 'deploy/healthcheck.mjs')], {
         env: {
           PATH: process.env.PATH ?? '',
           APP: app,
@@ -206,7 +217,7 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
       });
       expect({ app, status: check.status, stderr: check.stderr }).toEqual({ app, status: 0, stderr: '' });
     }
-    const unhealthy = spawnSync(process.execPath, [path.join(ROOT, 'deploy/healthcheck.mjs')], {
+    const unhealthy = spawnSync(process.execPath, [path.join(REPO_ROOT, 'deploy/healthcheck.mjs')], {
       env: {
         PATH: process.env.PATH ?? '',
         APP: 'tool-runner',

@@ -1,15 +1,15 @@
 import { SERVICE_NAMES, Subjects } from '@novelrag/contracts';
 import {
   DEMO_REQUEST,
-  DEMO_SCENARIO,
+  demoScenario,
   type System,
   expectDemoCompletedOnce,
   followAnswering,
   holdAspectAnswer,
   installRules,
   startSystem,
-  submitGoal,
-} from './support/system';
+  postGoal,
+} from '@novelrag/testkit';
 
 // ARCHITECTURE §7: "NATS restarts: clients reconnect; no accepted goal and no trace event in JetStream is lost". The
 // NATS server is killed (-9) and started again on the same port and store while a tool-runner works on the first step
@@ -29,9 +29,9 @@ describe('a NATS restart (kill -9) in the middle of a goal', () => {
   it('every service reconnects and the goal completes with a gap-free trace and no write applied twice', async () => {
     // The first tool call waits on a slow model answer, so the restart lands while a runner works on it.
     const inTool = holdAspectAnswer(system.fake, 'the people of the story', 'Characters of the story');
-    installRules(system.fake, DEMO_SCENARIO.rules);
+    installRules(system.fake, demoScenario().rules);
 
-    const goalId = await submitGoal(system, { request: DEMO_REQUEST, lang: 'en' });
+    const goalId = await postGoal(system, { request: DEMO_REQUEST, lang: 'en' });
     await inTool;
     await system.nats.restart!({ signal: 'SIGKILL', downMs: 500 });
 

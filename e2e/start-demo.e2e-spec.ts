@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '@novelrag/testkit';
-import { ROOT } from './support/processes';
+import { freePort, REPO_ROOT } from '@novelrag/testkit';
 
 /** The environment of a fresh terminal without a model key (the offline case the README promises). */
 function offlineEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -73,8 +72,8 @@ describe('npm start + npm run demo, offline', () => {
       NOVELRAG_TOOL_RUNNERS: '1',
       NOVELRAG_SCRIPTED_DELAY_MS: '0',
     });
-    launcher = spawn(process.execPath, [path.join(ROOT, 'tools/scripts/start.mjs')], {
-      cwd: ROOT,
+    launcher = spawn(process.execPath, [path.join(REPO_ROOT, 'tools/scripts/start.mjs')], {
+      cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -85,8 +84,8 @@ describe('npm start + npm run demo, offline', () => {
     expect(out).toContain('Model         SCRIPTED');
     expect(existsSync(path.join(dataDir, 'run', 'launcher.json'))).toBe(true);
 
-    const demo = spawn(process.execPath, [path.join(ROOT, 'tools/scripts/demo.mjs'), '--yes'], {
-      cwd: ROOT,
+    const demo = spawn(process.execPath, [path.join(REPO_ROOT, 'tools/scripts/demo.mjs'), '--yes'], {
+      cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

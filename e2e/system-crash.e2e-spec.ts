@@ -2,15 +2,15 @@ import { Kvm } from '@nats-io/kv';
 import { Buckets } from '@novelrag/contracts';
 import {
   DEMO_REQUEST,
-  DEMO_SCENARIO,
+  demoScenario,
   type System,
   expectDemoCompletedOnce,
   followAnswering,
   holdAspectAnswer,
   installRules,
   startSystem,
-  submitGoal,
-} from './support/system';
+  postGoal,
+} from '@novelrag/testkit';
 
 // kill -9 of a tool-runner and of the orchestrator in the middle of one goal (the offline demo's 余归 scenario on an
 // empty repository): the goal still completes, and every step's write is applied exactly once.
@@ -40,9 +40,9 @@ describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrato
       'sects, schools',
       'Factions, sects and schools of the world',
     );
-    installRules(system.fake, DEMO_SCENARIO.rules);
+    installRules(system.fake, demoScenario().rules);
 
-    const goalId = await submitGoal(system, { request: DEMO_REQUEST, lang: 'en' });
+    const goalId = await postGoal(system, { request: DEMO_REQUEST, lang: 'en' });
     const following = followAnswering(system, goalId, true, 90_000);
 
     // Step 0: kill -9 the runner that claimed the invocation (its claim names it).

@@ -2,7 +2,7 @@ import { connect } from '@nats-io/transport-node';
 import { busRequest, discoverTools } from '@novelrag/bus';
 import { ImportReply, Subjects } from '@novelrag/contracts';
 import {
-  DEMO_SCENARIO,
+  demoScenario,
   type ScenarioRule,
   type SseEvent,
   type System,
@@ -10,8 +10,8 @@ import {
   installRules,
   spawnProcess,
   startSystem,
-  submitGoal,
-} from './support/system';
+  postGoal,
+} from '@novelrag/testkit';
 
 const decide = (
   id: string,
@@ -186,7 +186,7 @@ describe('whole-system goals (OS processes, real NATS, fake model at the HTTP bo
       ...QUESTION,
       ...THIRD_PARTY,
       ...EXPLORATION,
-      ...DEMO_SCENARIO.rules,
+      ...demoScenario().rules,
     ]);
     // (a) starts from a repository that already has the aspects it needs.
     await busRequest(
@@ -231,7 +231,7 @@ describe('whole-system goals (OS processes, real NATS, fake model at the HTTP bo
   });
 
   it('(a) the 余归 scenario: SSE to completion in order, the confirmation answered over REST, outcome = GET', async () => {
-    const goalId = await submitGoal(system, {
+    const goalId = await postGoal(system, {
       request: 'Create a protagonist named 余归 and link her to the Azure Sect',
       lang: 'en',
     });
@@ -282,7 +282,7 @@ describe('whole-system goals (OS processes, real NATS, fake model at the HTTP bo
   });
 
   it('(b) a question answered from the context without any tool', async () => {
-    const goalId = await submitGoal(system, { goal: '[B] What role does 余归 play in the story?' });
+    const goalId = await postGoal(system, { goal: '[B] What role does 余归 play in the story?' });
     const events = await system.events(goalId, { timeoutMs: 60_000 });
     expect(kinds(events)).not.toContain('operation.dispatched');
     expect(events[events.length - 1]!.event).toMatchObject({
@@ -292,7 +292,7 @@ describe('whole-system goals (OS processes, real NATS, fake model at the HTTP bo
   }, 90_000);
 
   it('(c) a missing prerequisite (no location aspect) is discovered by the verdict and created first', async () => {
-    const goalId = await submitGoal(system, {
+    const goalId = await postGoal(system, {
       goal: '[C] Create the mountain 青云峰 in the location aspect',
     });
     const events = await followAnswering(system, goalId, true, 90_000);
@@ -315,7 +315,7 @@ describe('whole-system goals (OS processes, real NATS, fake model at the HTTP bo
   }, 120_000);
 
   it('(d) a goal uses a third-party tool served by a separate process', async () => {
-    const goalId = await submitGoal(system, { goal: '[D] Roll two six-sided dice' });
+    const goalId = await postGoal(system, { goal: '[D] Roll two six-sided dice' });
     const events = await system.events(goalId, { timeoutMs: 60_000 });
     const outcome = events.find((e) => e.event.kind === 'operation.outcome')?.event;
     expect(outcome).toMatchObject({ tool: 'DiceRoll', status: 'success' });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { GoalStore, startService, type RunningService } from '@novelrag/bus';
+import { KvGoalStore, startService, type RunningService } from '@novelrag/bus';
 import { Streams, Subjects } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { gatewayDefinition } from './service.definition';
@@ -71,7 +71,7 @@ describe('gateway edge cases (real NATS, gateway in process, no orchestrator)', 
   it('POST /v1/goals/:id/interactions/:iid with {"approved": null} is a 400, not a 500', async () => {
     const res = await post('/v1/goals', { request: 'ask me' });
     const { goalId } = (await res.json()) as { goalId: string };
-    const store = await GoalStore.open(nc);
+    const store = await KvGoalStore.open(nc);
     const now = new Date().toISOString();
     await store.mutate(goalId, (g) => ({
       ...g,
@@ -125,7 +125,7 @@ describe('gateway edge cases (real NATS, gateway in process, no orchestrator)', 
     if (!info) await jsm.streams.add({ name: Streams.goals.name, subjects: [Subjects.goalSubmitted] });
     await jsm.streams.delete(Streams.goals.name);
     const headers = { 'idempotency-key': 'crash-1' };
-    const store = await GoalStore.open(nc);
+    const store = await KvGoalStore.open(nc);
     // principal = sha256(key) hex[0..12]
     const principal = createHash('sha256').update(KEY).digest('hex').slice(0, 12);
     const goalId = `g-${createHash('sha256').update(`${principal}:crash-1`).digest('hex').slice(0, 24)}`;

@@ -11,7 +11,7 @@ import {
   ToolOutput,
 } from '@novelrag/contracts';
 import { FakeOpenAIServer, startNats, uniqueName, type NatsServerHandle } from '@novelrag/testkit';
-import { ToolResultStore } from '@novelrag/tool-kit';
+import { KvToolResultStore } from '@novelrag/tool-kit';
 import {
   applyOperations,
   healthy,
@@ -168,7 +168,7 @@ describe('tool-runner processes over real NATS', () => {
     const firstAttempt = send(invocation, 3_000).catch((err: unknown) => err);
     // The runner that took it is blocked on the model; find it by its claim and kill the process.
     await fake.waitForRequests(seen + 1);
-    const store = await ToolResultStore.open(nc, { bucket });
+    const store = await KvToolResultStore.open(nc, { bucket });
     const state = await store.read(invocation.invocationId);
     expect(state.kind).toBe('claimed');
     const owner = state.kind === 'claimed' ? state.claim.runner : '';
@@ -195,7 +195,7 @@ describe('tool-runner processes over real NATS', () => {
     const invocation = toolInvocation('AspectCreateTool', { name: 'era', description: ['periods'] });
     const running = send(invocation, 20_000);
     await fake.waitForRequests(seen + 1);
-    const store = await ToolResultStore.open(nc, { bucket });
+    const store = await KvToolResultStore.open(nc, { bucket });
     const state = await store.read(invocation.invocationId);
     const owner = state.kind === 'claimed' ? state.claim.runner : '';
     const stopping = runners.get(owner)!;

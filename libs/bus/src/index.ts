@@ -27,12 +27,19 @@ export {
   type RunningService,
 } from './bootstrap';
 export {
-  GoalStore,
   encodeCursor,
   decodeCursor,
   type GoalListQuery,
   type GoalPage,
-} from './jetstream/goal-store';
+  type GoalStore,
+} from './stores/goal-store';
+export { KvGoalStore } from './jetstream/goal-store';
+export type { ThreadStore } from './stores/thread-store';
+export { KvThreadStore } from './jetstream/thread-store';
+export type { AcquireRequest, HeldThread, ThreadLeaseOptions, ThreadLeases } from './stores/thread-leases';
+export { KvThreadLeases } from './jetstream/thread-leases';
+export type { CasCells, CellRead } from './stores/cas-cells';
+export { acceptGoal, newGoalRecord, type AcceptedGoal } from './jetstream/accept-goal';
 export {
   ensureGoalsStream,
   ensureTraceStream,

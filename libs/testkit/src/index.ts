@@ -17,3 +17,30 @@ export { connectTestNats, freePort, startNats } from './nats-harness';
 export type { NatsServerHandle, StartNatsOptions } from './nats-harness';
 export { uniqueName } from './names';
 export { describeServiceBoot, type BootedService } from './service-boot';
+
+// OS processes: the services from their dist/, the CLI, a NATS server with the project's auth config
+export { REPO_ROOT } from './repo-root';
+export { buildServices, startServiceProcess, type ServiceProcess } from './service-process';
+export { runNovelrag, type CliRun } from './cli-process';
+export {
+  NATS_CONFIG,
+  NATS_USERS,
+  passwordEnv,
+  passwordOf,
+  startAuthNats,
+  type AuthNats,
+  type NatsUser,
+} from './auth-nats';
+
+// the whole system (e2e): processes, gateway HTTP and SSE, the demo scenario and its checks
+export { startSystem, spawnProcess, type StartSystemOptions, type System } from './system/system';
+export type { FollowOptions, SseEvent } from './system/sse';
+export {
+  DEMO_REQUEST,
+  aspectDraft,
+  demoScenario,
+  holdAspectAnswer,
+  installRules,
+  type ScenarioRule,
+} from './system/scenario';
+export { expectDemoCompletedOnce, followAnswering, postGoal } from './system/demo-checks';

@@ -15,7 +15,7 @@ import { defineTool } from './hosted-tool';
 import { IdempotentExecution } from './idempotent-execution';
 import { silentLogger } from './logger';
 import { errorOutput } from './outputs';
-import { ToolResultStore } from './result-store';
+import { KvToolResultStore, type ToolResultStore } from './result-store';
 import { ToolHost } from './tool-host';
 
 describe('IdempotentExecution over real NATS', () => {
@@ -51,7 +51,7 @@ describe('IdempotentExecution over real NATS', () => {
   beforeAll(async () => {
     nats = await startNats({ privateServer: true });
     nc = await connect({ servers: nats.url });
-    store = await ToolResultStore.open(nc, { bucket });
+    store = await KvToolResultStore.open(nc, { bucket });
     execution = new IdempotentExecution({ store, runner: 'runner-e', leaseMs: 1_000, logger: silentLogger });
   });
 

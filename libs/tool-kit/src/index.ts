@@ -2,6 +2,13 @@ export { defineTool, type HostedTool, type ToolContext, type ToolSpec } from './
 export { ToolHost, type ToolHostOptions } from './tool-host';
 export { RemoteExecutionContext } from './remote-execution-context';
 export { compileParamValidator } from './param-validator';
-export { ToolResultStore, ToolClaim, type StoredState, type ToolResultStoreOptions } from './result-store';
+export {
+  KvToolResultStore,
+  ToolClaim,
+  classifyStored,
+  type StoredState,
+  type ToolResultStore,
+  type ToolResultStoreOptions,
+} from './result-store';
 export { IdempotentExecution, type IdempotencyOptions } from './idempotent-execution';
 export { type HostLogger, silentLogger } from './logger';

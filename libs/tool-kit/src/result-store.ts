@@ -12,21 +12,56 @@ export type StoredState =
   /** A value that is neither a result nor a claim (another version wrote it, or a record broke its contract). */
   | { readonly kind: 'unreadable'; readonly revision: number };
 
+/**
+ * Tool results and in-flight claims by invocation id: at most one runner runs an invocation at a time, and an
+ * invocation has at most one result. Values expire a fixed time (the store's TTL) after their last write, so a
+ * result is replayed to a repeated call for that long and no longer. Store failures reject; races never do:
+ *
+ * - `read` answers what the key holds: nothing (or expired), a result, a claim with its revision, or an unreadable
+ *   value with its revision (only a compare-and-swap can replace it; `claim` would fail).
+ * - `claim` is create-if-absent: the claim's revision, or null when the key holds anything.
+ * - `swap` replaces the value at `revision` (take-over of an expired claim, or lease renewal): the new revision, or
+ *   null when it changed meanwhile.
+ * - `record` writes a result whatever the key holds.
+ * - `recordOverClaim` replaces this runner's claim (at `claimRevision`) with its result: false when the claim changed
+ *   hands meanwhile (another runner took the invocation over and owns its result), so a stalled runner never
+ *   overwrites the result of the one that took over (fencing by revision).
+ * - `release` drops a claim at `revision` (the runner gave the invocation back before running it); a no-op when the
+ *   key changed meanwhile, and it never fails.
+ */
+export interface ToolResultStore {
+  read(invocationId: string): Promise<StoredState>;
+  claim(claim: ToolClaim): Promise<number | null>;
+  swap(claim: ToolClaim, revision: number): Promise<number | null>;
+  record(record: ToolResultRecord): Promise<void>;
+  recordOverClaim(record: ToolResultRecord, claimRevision: number): Promise<boolean>;
+  release(invocationId: string, revision: number): Promise<void>;
+}
+
+/** What a stored value is: a result, a claim, or neither (shared by every ToolResultStore implementation). */
+export function classifyStored(raw: unknown, revision: number): StoredState {
+  const done = ToolResultRecord.safeParse(raw);
+  if (done.success) return { kind: 'done', record: done.data };
+  const claim = ToolClaim.safeParse(raw);
+  if (claim.success) return { kind: 'claimed', claim: claim.data, revision };
+  return { kind: 'unreadable', revision };
+}
+
 export interface ToolResultStoreOptions {
   readonly bucket?: string;
   readonly ttlMs?: number;
 }
 
-/** Tool results and in-flight claims by invocation id, in the JetStream KV bucket `tool-results` (bucket-wide TTL). */
-export class ToolResultStore {
+/** The ToolResultStore over the JetStream KV bucket `tool-results` (the TTL is the bucket's max age). */
+export class KvToolResultStore implements ToolResultStore {
   private constructor(private readonly kv: KV) {}
 
-  static async open(nc: NatsConnection, options: ToolResultStoreOptions = {}): Promise<ToolResultStore> {
+  static async open(nc: NatsConnection, options: ToolResultStoreOptions = {}): Promise<KvToolResultStore> {
     const kv = await new Kvm(nc).create(options.bucket ?? Buckets.toolResults, {
       history: 1,
       ttl: options.ttlMs ?? BucketTtls.toolResultsMs,
     });
-    return new ToolResultStore(kv);
+    return new KvToolResultStore(kv);
   }
 
   async read(invocationId: string): Promise<StoredState> {
@@ -38,15 +73,9 @@ export class ToolResultStore {
     } catch {
       return { kind: 'unreadable', revision: entry.revision };
     }
-    const done = ToolResultRecord.safeParse(raw);
-    if (done.success) return { kind: 'done', record: done.data };
-    const claim = ToolClaim.safeParse(raw);
-    if (claim.success) return { kind: 'claimed', claim: claim.data, revision: entry.revision };
-    // Reported with its revision: the key exists, so only a compare-and-swap can replace it (`claim` would fail).
-    return { kind: 'unreadable', revision: entry.revision };
+    return classifyStored(raw, entry.revision);
   }
 
-  /** Claims a fresh invocation; null when someone else holds the key already. */
   async claim(claim: ToolClaim): Promise<number | null> {
     try {
       return await this.kv.create(KvKeys.toolResult(claim.invocationId), JSON.stringify(claim));
@@ -56,7 +85,6 @@ export class ToolResultStore {
     }
   }
 
-  /** Replaces the value at `revision` (take-over of an expired claim, or lease renewal); null when it changed. */
   async swap(claim: ToolClaim, revision: number): Promise<number | null> {
     try {
       return await this.kv.update(KvKeys.toolResult(claim.invocationId), JSON.stringify(claim), revision);
@@ -70,10 +98,6 @@ export class ToolResultStore {
     await this.kv.put(KvKeys.toolResult(record.invocationId), JSON.stringify(record));
   }
 
-  /**
-   * Replaces this runner's claim (at `claimRevision`) with its result; false when the claim changed hands meanwhile
-   * (another runner took the invocation over and owns its result).
-   */
   async recordOverClaim(record: ToolResultRecord, claimRevision: number): Promise<boolean> {
     try {
       await this.kv.update(KvKeys.toolResult(record.invocationId), JSON.stringify(record), claimRevision);
@@ -84,7 +108,6 @@ export class ToolResultStore {
     }
   }
 
-  /** Drops a claim (the runner gave the invocation back before running it). */
   async release(invocationId: string, revision: number): Promise<void> {
     await this.kv.delete(KvKeys.toolResult(invocationId), { previousSeq: revision }).catch(() => undefined);
   }

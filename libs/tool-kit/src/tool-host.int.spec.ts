@@ -15,7 +15,7 @@ import {
 import { startNats, uniqueName, type NatsServerHandle } from '@novelrag/testkit';
 import { defineTool, type HostedTool } from './hosted-tool';
 import { MAX_ERROR_MESSAGE_CHARS } from './outputs';
-import { ToolResultStore } from './result-store';
+import { KvToolResultStore } from './result-store';
 import { ToolHost } from './tool-host';
 
 interface Reply {
@@ -210,7 +210,7 @@ describe('ToolHost over real NATS', () => {
     const again = await invoke({ ...inv, attempt: 2 });
     expect(again.output).toMatchObject({ type: 'result', result: 'abab', replayed: true });
     expect(calls.get('echo')).toBe(1);
-    const store = await ToolResultStore.open(nc, { bucket });
+    const store = await KvToolResultStore.open(nc, { bucket });
     await expect(store.read(inv.invocationId)).resolves.toMatchObject({
       kind: 'done',
       record: { invocationId: inv.invocationId, tool: 'echo', output: { result: 'abab' } },
@@ -397,7 +397,7 @@ describe('ToolHost over real NATS', () => {
   });
 
   it('takes over an invocation whose runner stopped renewing its claim', async () => {
-    const store = await ToolResultStore.open(nc, { bucket });
+    const store = await KvToolResultStore.open(nc, { bucket });
     const inv = invocation('echo', { text: 'again' });
     await store.claim({
       schemaVersion: SCHEMA_VERSION,

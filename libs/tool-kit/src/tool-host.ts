@@ -22,7 +22,7 @@ import { runInvocation } from './invocation-runner';
 import { type HostLogger, silentLogger } from './logger';
 import { errorOutput } from './outputs';
 import { compileParamValidator } from './param-validator';
-import { ToolResultStore } from './result-store';
+import { KvToolResultStore } from './result-store';
 
 export interface ToolHostOptions {
   readonly connection: NatsConnection;
@@ -99,7 +99,7 @@ export class ToolHost {
     const { connection: nc, idempotency } = this.options;
     if (idempotency !== false) {
       try {
-        const store = await ToolResultStore.open(nc, {
+        const store = await KvToolResultStore.open(nc, {
           ...(idempotency?.bucket ? { bucket: idempotency.bucket } : {}),
           ...(idempotency?.ttlMs ? { ttlMs: idempotency.ttlMs } : {}),
         });

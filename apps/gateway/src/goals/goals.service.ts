@@ -3,12 +3,13 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   BusError,
-  GoalStore,
+  type GoalStore,
+  KvGoalStore,
   NATS_CONNECTION,
+  acceptGoal,
   busRequest,
   ensureGoalsStream,
   ensureTraceStream,
-  submitGoal,
 } from '@novelrag/bus';
 import {
   CancelRequest,
@@ -27,7 +28,6 @@ import type { ListGoalsQueryDto, NextGoalDto, SubmitGoalDto } from './goal.dto';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,128}$/;
 const GOAL_ID = /^[A-Za-z0-9_-]{1,128}$/;
-const ZERO_USAGE = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
 export type PublicGoal = Omit<GoalRecord, 'revision'>;
 
@@ -41,7 +41,7 @@ export class GoalsService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await ensureGoalsStream(this.nc);
     await ensureTraceStream(this.nc);
-    this.store = await GoalStore.open(this.nc);
+    this.store = await KvGoalStore.open(this.nc);
   }
 
   private goals(): GoalStore {
@@ -82,53 +82,17 @@ export class GoalsService implements OnApplicationBootstrap {
       source: 'user',
       agent: dto.agent ?? DEFAULT_AGENT_KIND,
     });
-    const record: GoalRecord = {
-      schemaVersion: SCHEMA_VERSION,
-      goalId,
-      threadId: dto.threadId ?? goalId,
-      status: 'queued',
-      source: 'user',
-      agent: submission.agent ?? DEFAULT_AGENT_KIND,
-      goal: dto.goal ?? null,
-      request: dto.request ?? null,
-      lang: dto.lang ?? null,
-      beliefs: submission.beliefs,
-      limits: submission.limits ?? {},
-      steps: [],
-      usage: ZERO_USAGE,
-      cancelRequested: false,
-      ...(idempotencyKey ? { idempotencyKey } : {}),
-      createdAt: now,
-      updatedAt: now,
-    };
     try {
-      await this.goals().create(record);
+      const { record, created } = await acceptGoal(this.nc, this.goals(), submission);
+      return { goal: strip(record), created };
     } catch (err) {
-      if (!(err instanceof BusError) || err.code !== 'ALREADY_EXISTS') throw err;
-      const existing = await this.goals().get(goalId);
-      if (!existing) throw err;
-      if (!sameSubmission(existing, record)) {
+      if (err instanceof BusError && err.code === 'CONFLICT') {
         throw new ApiError('CONFLICT', 'this Idempotency-Key was already used with a different request', {
           goalId,
         });
       }
-      // Published again before the 202 (a duplicate the stream drops when the first publish landed): the first
-      // request may still be publishing, may have failed, or its gateway may have died before it could.
-      if (existing.status === 'queued') await submitGoal(this.nc, submission);
-      return { goal: strip(existing), created: false };
-    }
-    try {
-      await submitGoal(this.nc, submission);
-    } catch (err) {
-      // Not accepted (503). Without a key nobody can repeat this goal id: the record goes. With a key it stays queued,
-      // and the client's retry with the key publishes it (a concurrent duplicate may have done so already).
-      if (!idempotencyKey)
-        await this.goals()
-          .delete(goalId)
-          .catch(() => undefined);
       throw err;
     }
-    return { goal: strip(record), created: true };
   }
 
   async get(goalId: string): Promise<PublicGoal> {
@@ -271,25 +235,4 @@ const INTERACTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 function strip(goal: GoalRecord): PublicGoal {
   const { revision: _revision, ...rest } = goal;
   return { ...rest, agent: rest.agent ?? DEFAULT_AGENT_KIND };
-}
-
-/** Whether two records of one goal id come from the same submission (what an Idempotency-Key repeat must match). */
-function sameSubmission(a: GoalRecord, b: GoalRecord): boolean {
-  const fields = (r: GoalRecord) =>
-    JSON.stringify([
-      r.threadId,
-      r.request,
-      r.goal,
-      r.lang,
-      r.beliefs,
-      sortedKeys(r.limits),
-      r.source,
-      r.agent ?? DEFAULT_AGENT_KIND,
-    ]);
-  return fields(a) === fields(b);
-}
-
-/** `limits` with its keys in one order (JSON objects are unordered). */
-function sortedKeys(limits: GoalRecord['limits']): [string, unknown][] {
-  return Object.entries(limits).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

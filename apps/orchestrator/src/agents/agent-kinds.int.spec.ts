@@ -7,15 +7,21 @@ import {
   resolution,
 } from '@novelrag/agenturn';
 import { fakeTool } from '@novelrag/agenturn/testing';
-import { GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
+import {
+  type GoalStore,
+  KvGoalStore,
+  KvThreadLeases,
+  KvThreadStore,
+  type ThreadStore,
+  TracePublisher,
+  ensureTraceStream,
+  newGoalRecord,
+} from '@novelrag/bus';
 import { DEFAULT_AGENT_KIND, GoalSubmission, SCHEMA_VERSION, emptyWorkspace } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
 import { RunningGoals } from '../bus/running-goals';
 import { pursueGoal } from '../pursuit/pickup';
-import { newGoalRecord } from '../pursuit/records';
 import type { PursuitDeps } from '../pursuit/types';
-import { ThreadLeases } from '../threads/thread-lease';
-import { ThreadStore } from '../threads/thread-store';
 import { type AgentContext, type AgentKindDefinition, AgentRegistry, executeWith } from './agent-kind';
 import { silentLog, testSettings } from '../test/pursuit-fixtures';
 
@@ -62,8 +68,8 @@ describe('agent kinds (real NATS)', () => {
     nats = await startNats({ privateServer: true });
     nc = await connect({ servers: nats.url });
     await ensureTraceStream(nc);
-    store = await GoalStore.open(nc);
-    threads = await ThreadStore.open(nc);
+    store = await KvGoalStore.open(nc);
+    threads = await KvThreadStore.open(nc);
   });
 
   afterAll(async () => {
@@ -78,7 +84,7 @@ describe('agent kinds (real NATS)', () => {
     const deps: PursuitDeps = {
       store,
       threads,
-      leases: await ThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 }),
+      leases: await KvThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 }),
       tools: { live: () => catalog },
       executors: () => {
         const inProcess = new InProcessToolExecutor(catalog);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ChatModel, Goal, InteractionHistory, PromptRenderer } from '@novelrag/agenturn';
-import { BusError, type GoalStore, submitGoal } from '@novelrag/bus';
+import { BusError, type GoalStore, type ThreadStore, acceptGoal } from '@novelrag/bus';
 import {
   GoalSubmission,
   MAX_LABEL_CHARS,
@@ -11,9 +11,8 @@ import {
   SCHEMA_VERSION,
 } from '@novelrag/contracts';
 import { BacklogGoalDecider, CompositeGoalDecider, ExplorationGoalDecider } from '../deciders';
-import { newGoalRecord } from '../pursuit/records';
 import type { ResourceReader } from '../loop';
-import { type ThreadStore, formatThreadHistory } from '../threads/thread-store';
+import { formatThreadHistory } from '../threads/thread-history';
 
 export interface NextGoalDeps {
   readonly nc: NatsConnection;
@@ -72,13 +71,7 @@ export class NextGoalService {
       source: 'autonomous',
       decider: chosenBy,
     });
-    const record = await deps.store.create(newGoalRecord(submission));
-    try {
-      await submitGoal(deps.nc, submission);
-    } catch (err) {
-      await deps.store.delete(submission.goalId).catch(() => undefined);
-      throw err;
-    }
+    const { record } = await acceptGoal(deps.nc, deps.store, submission);
     return NextGoalReply.parse({
       goal: {
         description,

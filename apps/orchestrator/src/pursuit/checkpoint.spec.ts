@@ -1,6 +1,5 @@
-import type { GoalStore, TracePublisher } from '@novelrag/bus';
+import type { GoalStore, ThreadStore, TracePublisher } from '@novelrag/bus';
 import { type GoalRecord, SCHEMA_VERSION, type TraceEvent, emptyWorkspace } from '@novelrag/contracts';
-import type { ThreadStore } from '../threads/thread-store';
 import { GoalCheckpoint } from './checkpoint';
 import { finishGoal } from './finish';
 import { PursuitStopped } from './stop';

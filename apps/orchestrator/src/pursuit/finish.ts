@@ -7,7 +7,7 @@ import {
   type WorkspaceState,
   canTransition,
 } from '@novelrag/contracts';
-import type { ThreadStore } from '../threads/thread-store';
+import type { ThreadStore } from '@novelrag/bus';
 import type { GoalCheckpoint } from './checkpoint';
 import { goalOutcomeOf } from './records';
 import type { GoalTrace, GoalTraceDraft } from './trace';

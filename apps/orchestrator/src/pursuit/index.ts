@@ -4,6 +4,5 @@ export { giveUpGoal, pursueGoal, settleFinished } from './pickup';
 export { deliveryOf, handsBack, PursuitStop, PursuitStopped } from './stop';
 export type { PursuitEnd, PursuitResult, StopReason } from './stop';
 export type { Delivery, PursuitDeps, PursuitSettings } from './types';
-export { newGoalRecord } from './records';
 export { ResourceBacklog } from './execution-context';
 export type { BacklogSink } from './execution-context';

@@ -1,3 +1,4 @@
+import { newGoalRecord } from '@novelrag/bus';
 // The pickup of a goal delivered from the GOALS stream (lease, record, resume), and the settling of goals that ended
 // without a pursuit; the pursuit itself runs in pursuit-run.ts.
 import type { TraceDraft } from '@novelrag/bus';
@@ -10,7 +11,7 @@ import {
 } from '@novelrag/contracts';
 import { finalEvent, historyEntryOf } from './finish';
 import { PursuitRun } from './pursuit-run';
-import { earlyOutcome, newGoalRecord } from './records';
+import { earlyOutcome } from './records';
 import { FINISHED, PursuitStop, type PursuitResult, deliveryOf } from './stop';
 import type { Delivery, PursuitDeps } from './types';
 

@@ -1,8 +1,19 @@
+import { newGoalRecord } from '@novelrag/bus';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { type Decision, ToolCatalog, operationPlan, resolution } from '@novelrag/agenturn';
 import { deferred } from '@novelrag/agenturn/testing';
-import { BusError, GoalStore, TracePublisher, ensureTraceStream } from '@novelrag/bus';
+import {
+  BusError,
+  type GoalStore,
+  KvGoalStore,
+  TracePublisher,
+  ensureTraceStream,
+  KvThreadLeases,
+  KvThreadStore,
+  type ThreadLeases,
+  type ThreadStore,
+} from '@novelrag/bus';
 import {
   type GoalRecord,
   GoalSubmission,
@@ -17,12 +28,9 @@ import {
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
 import { type Planner, defaultAgents } from '../agents';
 import { RunningGoals } from '../bus/running-goals';
-import { ThreadLeases } from '../threads/thread-lease';
-import { ThreadStore } from '../threads/thread-store';
 import { remoteToolExecutors } from '../tools/executor-factory';
 import type { ToolRegistry } from '../tools/tool-registry';
 import { giveUpGoal, pursueGoal } from './pickup';
-import { newGoalRecord } from './records';
 import type { PursuitDeps } from './types';
 import { silentLog, testSettings } from '../test/pursuit-fixtures';
 
@@ -82,9 +90,9 @@ describe('goal pursuit durability (real NATS)', () => {
     nats = await startNats({ privateServer: true });
     nc = await connect({ servers: nats.url });
     await ensureTraceStream(nc);
-    store = await GoalStore.open(nc);
-    threads = await ThreadStore.open(nc);
-    leases = await ThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 });
+    store = await KvGoalStore.open(nc);
+    threads = await KvThreadStore.open(nc);
+    leases = await KvThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 });
     toolSub = nc.subscribe(Subjects.toolInvoke('echo'), {
       callback: (_err, msg: Msg) => {
         const inv = msg.json<ToolInvocation>();
@@ -207,7 +215,7 @@ describe('goal pursuit durability (real NATS)', () => {
     const { submission, delivery } = await submit(safeName('t'));
     // A's lease clock lags 2 minutes and renews only every 20 s: B finds A's lease dead at once, and A does not notice
     // (as when A's process was paused).
-    const pausedLeases = await ThreadLeases.open(nc, {
+    const pausedLeases = await KvThreadLeases.open(nc, {
       leaseMs: 60_000,
       pollMs: 50,
       now: () => Date.now() - 120_000,

@@ -16,7 +16,7 @@ import {
 } from '@novelrag/contracts';
 import type { AgentKindDefinition, AgentRun } from '../agents';
 import type { RunningGoal } from '../bus/running-goals';
-import { formatThreadHistory } from '../threads/thread-store';
+import { formatThreadHistory } from '../threads/thread-history';
 import { GoalCheckpoint } from './checkpoint';
 import { GoalExecutionContext, onRuntimeEvent } from './execution-context';
 import { type AppliedLimits, type FinishOptions, finalOutcome, finishGoal } from './finish';

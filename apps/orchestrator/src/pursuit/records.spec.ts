@@ -1,7 +1,8 @@
+import { newGoalRecord } from '@novelrag/bus';
 import { type PursuitOutcome, operationPlan, userGoal } from '@novelrag/agenturn';
 import { GoalRecord, GoalSubmission, SCHEMA_VERSION, StepRecord } from '@novelrag/contracts';
 import { finalOutcome, limitHitEvent } from './finish';
-import { fitRecord, goalOutcomeOf, newGoalRecord, outcomeOfStep, stepRecordOf } from './records';
+import { fitRecord, goalOutcomeOf, outcomeOfStep, stepRecordOf } from './records';
 import type { GoalTrace } from './trace';
 
 const at = '2026-01-02T03:04:05.000Z';

@@ -4,10 +4,8 @@ import {
   type ErrorEnvelope,
   type GoalOutcome,
   type GoalRecord,
-  type GoalSubmission,
   type JsonObject,
   type LimitHit,
-  SCHEMA_VERSION,
   type StepRecord,
   type TokenUsage,
   errorEnvelope,
@@ -47,27 +45,6 @@ export function fitRecord(record: GoalRecord, maxBytes = MAX_RECORD_BYTES): Goal
 }
 
 /** The queued record of a submission (what the gateway stores before it publishes; also used when it is missing). */
-export function newGoalRecord(submission: GoalSubmission, now = new Date().toISOString()): GoalRecord {
-  return {
-    schemaVersion: SCHEMA_VERSION,
-    goalId: submission.goalId,
-    threadId: submission.threadId ?? submission.goalId,
-    status: 'queued',
-    source: submission.source,
-    ...(submission.agent ? { agent: submission.agent } : {}),
-    goal: submission.goal ?? null,
-    request: submission.request ?? null,
-    lang: submission.lang ?? null,
-    beliefs: submission.beliefs,
-    limits: submission.limits ?? {},
-    steps: [],
-    usage: ZERO_USAGE,
-    cancelRequested: false,
-    ...(submission.idempotencyKey ? { idempotencyKey: submission.idempotencyKey } : {}),
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 /** A tool's own error code when it is one of ours, TOOL_FAILED otherwise (the message keeps the detail). */
 function envelopeOf(code: string | undefined, message: string): ErrorEnvelope {

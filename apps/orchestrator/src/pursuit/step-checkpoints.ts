@@ -1,7 +1,7 @@
 import type { GoalExecutorHooks } from '@novelrag/agenturn';
 import { type GoalRecord, ToolName } from '@novelrag/contracts';
 import type { AgentRun } from '../agents';
-import type { ThreadStore } from '../threads/thread-store';
+import type { ThreadStore } from '@novelrag/bus';
 import { invocationIdOf } from '../tools/remote-tool-executor';
 import { type GoalCheckpoint, isTransientStoreError } from './checkpoint';
 import { stepRecordOf, toJsonObject } from './records';

@@ -1,10 +1,8 @@
 import type { ChatModel, GoalTranslator, PromptRenderer } from '@novelrag/agenturn';
-import type { ContextLogger, GoalStore, TracePublisher } from '@novelrag/bus';
+import type { ContextLogger, GoalStore, ThreadLeases, ThreadStore, TracePublisher } from '@novelrag/bus';
 import type { AgentRegistry } from '../agents';
 import type { RunningGoals } from '../bus/running-goals';
 import type { LlmGoalTranslatorOptions, ResourceReader } from '../loop';
-import type { ThreadLeases } from '../threads/thread-lease';
-import type { ThreadStore } from '../threads/thread-store';
 import type { ToolExecutorFactory } from '../tools/executor-factory';
 import type { ToolRegistry } from '../tools/tool-registry';
 import type { BacklogSink } from './execution-context';

@@ -2,9 +2,7 @@ import 'reflect-metadata';
 import { deferred } from '@novelrag/agenturn/testing';
 import { busRequest } from '@novelrag/bus';
 import { FindReply, OperationsListReply, Subjects } from '@novelrag/contracts';
-import { uniqueName } from '@novelrag/testkit';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the shared OS-process launcher of the test suites, not a project
-import { type ServiceProcess, startServiceProcess } from '../../../../e2e/support/processes';
+import { type ServiceProcess, startServiceProcess, uniqueName } from '@novelrag/testkit';
 import { type Harness, buildForProcesses, call, decide, finalize, startHarness } from '../test/harness';
 
 jest.setTimeout(60_000);

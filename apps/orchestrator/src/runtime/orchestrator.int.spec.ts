@@ -1,6 +1,14 @@
+import { newGoalRecord } from '@novelrag/bus';
 import 'reflect-metadata';
 import { jetstream } from '@nats-io/jetstream';
-import { type RunningService, BusError, busRequest, startService, submitGoal } from '@novelrag/bus';
+import {
+  type RunningService,
+  BusError,
+  KvThreadStore,
+  busRequest,
+  startService,
+  submitGoal,
+} from '@novelrag/bus';
 import {
   BacklogAddReply,
   BacklogListReply,
@@ -23,10 +31,8 @@ import {
   parseLlmEnv,
 } from '@novelrag/llm';
 import { NextGoalService } from '../deciders/next-goal.service';
-import { newGoalRecord } from '../pursuit/records';
 import type { OrchestratorEnv } from '../config';
 import { NatsResourceReader } from './nats-resource-reader';
-import { ThreadStore } from '../threads/thread-store';
 import { orchestratorDefinition } from '../service.definition';
 import { type Harness, buildForProcesses, call, decide, finalize, startHarness } from '../test/harness';
 
@@ -351,7 +357,7 @@ describe('orchestrator runtime over real NATS, resource-service, fake OpenAI and
     const service = new NextGoalService({
       nc: h.nc,
       store: h.store,
-      threads: await ThreadStore.open(h.nc),
+      threads: await KvThreadStore.open(h.nc),
       model: createChatModelFromEnv(parseLlmEnv(h.orchestratorEnv())),
       renderer: new NunjucksPromptRenderer({ root: findTemplatesRoot() }),
       resources: new NatsResourceReader(h.nc),

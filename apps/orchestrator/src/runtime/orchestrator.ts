@@ -2,7 +2,12 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { ChatModel } from '@novelrag/agenturn';
 import {
   type ContextLogger,
-  GoalStore,
+  type GoalStore,
+  KvGoalStore,
+  KvThreadLeases,
+  KvThreadStore,
+  type ThreadLeases,
+  type ThreadStore,
   TracePublisher,
   type ServiceContext,
   ensureGoalsStream,
@@ -16,8 +21,6 @@ import { RunningGoals } from '../bus/running-goals';
 import type { OrchestratorEnv } from '../config';
 import { NextGoalService } from '../deciders/next-goal.service';
 import { type PursuitDeps, type PursuitSettings, ResourceBacklog, giveUpGoal, pursueGoal } from '../pursuit';
-import { ThreadLeases } from '../threads/thread-lease';
-import { ThreadStore } from '../threads/thread-store';
 import { remoteToolExecutors } from '../tools/executor-factory';
 import { ToolRegistry } from '../tools/tool-registry';
 import { NatsResourceReader } from './nats-resource-reader';
@@ -87,9 +90,9 @@ export class Orchestrator {
       nc,
       log,
       model,
-      await GoalStore.open(nc),
-      await ThreadStore.open(nc),
-      await ThreadLeases.open(nc, { leaseMs: env.NOVELRAG_THREAD_LEASE_MS }),
+      await KvGoalStore.open(nc),
+      await KvThreadStore.open(nc),
+      await KvThreadLeases.open(nc, { leaseMs: env.NOVELRAG_THREAD_LEASE_MS }),
       new ToolRegistry(nc, {
         refreshMs: env.NOVELRAG_TOOL_REFRESH_MS,
         log: ctx.logger.child('ToolRegistry'),

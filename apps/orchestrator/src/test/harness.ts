@@ -1,10 +1,18 @@
+import { newGoalRecord } from '@novelrag/bus';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { GoalStore, busRequest, ensureGoalsStream, ensureTraceStream, submitGoal } from '@novelrag/bus';
+import {
+  type GoalStore,
+  KvGoalStore,
+  busRequest,
+  ensureGoalsStream,
+  ensureTraceStream,
+  submitGoal,
+} from '@novelrag/bus';
 import {
   AspectCreateReply,
   Buckets,
@@ -21,12 +29,12 @@ import {
   FakeOpenAIServer,
   type FakeToolCall,
   type NatsServerHandle,
+  REPO_ROOT as ROOT,
+  type ServiceProcess,
   startNats,
+  startServiceProcess,
   uniqueName,
 } from '@novelrag/testkit';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the shared OS-process launcher of the test suites, not a project
-import { ROOT, type ServiceProcess, startServiceProcess } from '../../../../e2e/support/processes';
-import { newGoalRecord } from '../pursuit/records';
 import { TestTools } from './test-tools';
 
 /** Compiles what the suites run as processes (only these projects, so others' work in progress cannot break it). */
@@ -196,7 +204,7 @@ export async function startHarness(label: string): Promise<Harness> {
   scriptModel(fake);
   const tools = new TestTools(nc);
   await tools.start(label.replace(/[^A-Za-z0-9_-]/g, '_'));
-  const store = await GoalStore.open(nc);
+  const store = await KvGoalStore.open(nc);
   const trace = new TraceLog(nc);
   const kv = await new Kvm(nc).open(Buckets.goals);
   let counter = 0;

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { SCHEMA_VERSION, type ToolResultRecord } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
-import { type ToolClaim, ToolResultStore } from '@novelrag/tool-kit';
+import { KvToolResultStore, type ToolClaim, type ToolResultStore } from '@novelrag/tool-kit';
 import { ClaimWatch, type Abandonment } from './claim-watch';
 
 const BUCKET = 'claim-watch-test';
@@ -76,7 +76,7 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
   beforeAll(async () => {
     nats = await startNats({ privateServer: true });
     nc = await connect({ servers: nats.url });
-    store = await ToolResultStore.open(nc, { bucket: BUCKET });
+    store = await KvToolResultStore.open(nc, { bucket: BUCKET });
     reads = new ReadCounter(nc, BUCKET);
   });
 

@@ -12,7 +12,12 @@ import {
   encodeToolMetadata,
 } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
-import { IdempotentExecution, ToolResultStore, silentLogger } from '@novelrag/tool-kit';
+import {
+  IdempotentExecution,
+  KvToolResultStore,
+  type ToolResultStore,
+  silentLogger,
+} from '@novelrag/tool-kit';
 import { ClaimWatch, type Abandonment } from './claim-watch';
 import { RemoteToolExecutor, invocationIdOf } from './remote-tool-executor';
 import { ToolRegistry } from './tool-registry';
@@ -66,7 +71,7 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
   beforeAll(async () => {
     nats = await startNats({ privateServer: true });
     nc = await connect({ servers: nats.url });
-    store = await ToolResultStore.open(nc);
+    store = await KvToolResultStore.open(nc);
     claimWatch = new ClaimWatch(nc, { graceMs: 0, pollMs: 50 });
     service = await new Svcm(nc as never).add({
       name: MicroServiceNames.toolService('test'),

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { GoalRecord, GoalSubmission, Streams } from '@novelrag/contracts';
-import { BusError } from '../errors';
-import { GoalStore } from './goal-store';
+import { GoalSubmission, KvKeys, Streams } from '@novelrag/contracts';
+import { describeGoalStoreContract } from '../stores/contract/goal-store-contract';
+import { KvGoalStore } from './goal-store';
 import { ensureGoalsStream, submitGoal } from './streams';
 
 // The test kit depends on this lib, so these suites use the machine's NATS directly (NATS_URL or the default).
@@ -16,81 +16,38 @@ const fixture = <T>(kind: string, name: string): T =>
     readFileSync(path.join(__dirname, '../../../contracts/fixtures/valid', kind, `${name}.json`), 'utf8'),
   ) as T;
 
-async function failure(p: Promise<unknown>): Promise<BusError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof BusError) return e;
-    throw e;
-  }
-  throw new Error('expected a failure');
-}
+let buckets = 0;
+describeGoalStoreContract('JetStream KV (real NATS)', {
+  create: async () => {
+    const nc = await connect({ servers: NATS_URL });
+    const bucket = `goals_test_${suffix}_${++buckets}`;
+    const store = await KvGoalStore.open(nc, bucket);
+    const kv = await new Kvm(nc).open(bucket);
+    return {
+      store,
+      putRaw: async (goalId, raw) => void (await kv.put(KvKeys.goal(goalId), raw)),
+      cleanup: async () => {
+        await kv.destroy().catch(() => undefined);
+        await nc.close();
+      },
+    };
+  },
+});
 
-describe('GoalStore and GOALS stream (real NATS JetStream)', () => {
+describe('GOALS stream (real NATS JetStream)', () => {
   let nc: NatsConnection;
-  let store: GoalStore;
-  const bucket = `goals_test_${suffix}`;
   const stream = `GOALS_TEST_${suffix}`;
   const subject = `novelrag.test.${suffix}.goals.submitted`;
-  const base = GoalRecord.parse(fixture('GoalRecord', 'queued-untranslated'));
 
   beforeAll(async () => {
     nc = await connect({ servers: NATS_URL });
-    store = await GoalStore.open(nc, bucket);
   });
 
   afterAll(async () => {
-    await new Kvm(nc)
-      .open(bucket)
-      .then((kv) => kv.destroy())
-      .catch(() => undefined);
     await jetstreamManager(nc)
       .then((jsm) => jsm.streams.delete(stream))
       .catch(() => undefined);
     await nc?.close();
-  });
-
-  it('creates, reads and updates a goal with compare-and-swap', async () => {
-    const created = await store.create({ ...base, goalId: 'g1' });
-    expect(created.revision).toBeGreaterThan(0);
-    expect((await failure(store.create({ ...base, goalId: 'g1' }))).code).toBe('ALREADY_EXISTS');
-
-    const read = await store.get('g1');
-    expect(read).toEqual(created);
-    const running = await store.update({ ...read!, status: 'running' });
-    expect(running.revision).toBeGreaterThan(created.revision!);
-    // A writer holding the old revision loses.
-    expect((await failure(store.update({ ...read!, status: 'cancelled' }))).code).toBe('CONFLICT');
-    expect((await store.get('g1'))?.status).toBe('running');
-    expect(await store.get('nope')).toBeNull();
-  });
-
-  it('mutate retries on conflicting writers so no update is lost', async () => {
-    await store.create({ ...base, goalId: 'g2', beliefs: [] });
-    await Promise.all(
-      Array.from({ length: 5 }, (_, i) =>
-        store.mutate('g2', (g) => ({ ...g, beliefs: [...g.beliefs, `b${i}`] }), 20),
-      ),
-    );
-    expect((await store.get('g2'))?.beliefs.slice().sort()).toEqual(['b0', 'b1', 'b2', 'b3', 'b4']);
-    expect((await failure(store.mutate('missing', (g) => g))).code).toBe('NOT_FOUND');
-  });
-
-  it('lists newest first with filters and cursor pagination', async () => {
-    for (let i = 0; i < 5; i++) {
-      await store.create({
-        ...base,
-        goalId: `p${i}`,
-        threadId: i % 2 ? 'odd' : 'even',
-        createdAt: `2026-01-0${i + 1}T00:00:00.000Z`,
-      });
-    }
-    const first = await store.list({ threadId: 'even', limit: 2 });
-    expect(first.goals.map((g) => g.goalId)).toEqual(['p4', 'p2']);
-    const second = await store.list({ threadId: 'even', limit: 2, cursor: first.nextCursor! });
-    expect(second.goals.map((g) => g.goalId)).toEqual(['p0']);
-    expect(second.nextCursor).toBeNull();
-    expect((await failure(store.list({ cursor: 'garbage' }))).code).toBe('VALIDATION_FAILED');
   });
 
   it('submits goals durably and idempotently by goal id', async () => {

@@ -4,10 +4,10 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
-import { freePort } from '@novelrag/testkit';
-import { ROOT } from './processes';
+import { freePort } from './nats-harness';
+import { REPO_ROOT } from './repo-root';
 
-export const NATS_CONFIG = path.join(ROOT, 'deploy/nats/nats.conf');
+export const NATS_CONFIG = path.join(REPO_ROOT, 'deploy/nats/nats.conf');
 
 /** The users of deploy/nats/nats.conf and the env variable holding each password. */
 export const NATS_USERS = {

@@ -1,21 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { Kvm, type KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { Buckets, KvKeys } from '@novelrag/contracts';
 import { z } from 'zod';
+import type { CasCells } from './cas-cells';
+import type { AcquireRequest, HeldThread, ThreadLeaseOptions, ThreadLeases } from './thread-leases';
 
 /**
- * Serialises the goals of a thread across orchestrator instances.
+ * The ThreadLeases protocol over compare-and-swap cells (the KV bucket `thread-leases` in production, memory in tests).
  *
- * One KV record per thread (bucket `thread-leases`): the `holder` (goal, owner token, last renewal) and the `waiting`
- * goals with their GOALS stream sequence. A goal may take the thread when there is no live holder and no live waiter
- * with a smaller stream sequence, so goals of one thread run in submission order whichever instance pulled them. Every
- * change is a compare-and-swap on the record's revision, so two instances can never both win.
- *
- * Liveness without server-side TTLs (NATS 2.9 has no per-key TTL): the holder renews every third of `leaseMs`; a holder
- * or waiter not seen for `leaseMs` is considered dead and ignored/pruned, so a crashed instance delays its thread by at
- * most `leaseMs`. A holder that finds its lease taken over (it was paused longer than the lease) is told so and must
- * stop. The bucket's max age (long compared to the lease) removes records of threads nobody touches any more.
+ * One record per thread: the `holder` (goal, owner token, last renewal) and the `waiting` goals with their GOALS stream
+ * sequence. A goal may take the thread when there is no live holder and no live waiter with a smaller stream sequence.
+ * Liveness needs no server-side TTLs (NATS 2.9 has no per-key TTL): renewals and `seenAt` stamps, pruned by age.
  */
 const Holder = z.object({
   goalId: z.string(),
@@ -27,56 +20,23 @@ const Waiter = z.object({ goalId: z.string(), owner: z.string(), seq: z.number()
 const LeaseRecord = z.object({ holder: Holder.nullable(), waiting: z.array(Waiter) });
 type LeaseRecord = z.infer<typeof LeaseRecord>;
 
-export interface ThreadLeaseOptions {
-  readonly leaseMs: number;
-  /** How often a waiter re-reads the record (default leaseMs / 10, at least 100 ms). */
-  readonly pollMs?: number;
-  readonly now?: () => number;
-}
-
-export interface AcquireRequest {
-  readonly threadId: string;
-  readonly goalId: string;
-  /** GOALS stream sequence of the goal (its place in the thread's queue). */
-  readonly seq: number;
-  /** Give up after this long (the caller hands the goal back to the queue). */
-  readonly maxWaitMs: number;
-  readonly signal?: AbortSignal;
-  /** Called on every poll while waiting (the caller keeps the JetStream message alive). */
-  readonly onWait?: () => void;
-}
-
-/** A held thread. `lost` aborts when the lease was taken over; `release` hands the thread to the next goal. */
-export interface HeldThread {
-  readonly lost: AbortSignal;
-  release(): Promise<void>;
-}
-
-export class ThreadLeases {
+export class CasThreadLeases implements ThreadLeases {
   private readonly now: () => number;
   private readonly pollMs: number;
 
-  private constructor(
-    private readonly kv: KV,
+  constructor(
+    private readonly cells: CasCells,
+    private readonly keyOf: (threadId: string) => string,
     private readonly options: ThreadLeaseOptions,
   ) {
     this.now = options.now ?? Date.now;
     this.pollMs = options.pollMs ?? Math.max(100, Math.floor(options.leaseMs / 10));
   }
 
-  static async open(
-    nc: NatsConnection,
-    options: ThreadLeaseOptions,
-    bucket: string = Buckets.threadLeases,
-  ): Promise<ThreadLeases> {
-    const ttl = Math.max(60 * 60_000, options.leaseMs * 20);
-    return new ThreadLeases(await new Kvm(nc).create(bucket, { history: 1, ttl }), options);
-  }
-
   /** Waits (bounded) for the thread; null when `maxWaitMs` passed or `signal` aborted first. */
   async acquire(req: AcquireRequest): Promise<HeldThread | null> {
     const owner = `${req.goalId}:${randomBytes(6).toString('hex')}`;
-    const key = KvKeys.thread(req.threadId);
+    const key = this.keyOf(req.threadId);
     const giveUpAt = this.now() + req.maxWaitMs;
     for (;;) {
       if (req.signal?.aborted) return null;
@@ -153,28 +113,14 @@ export class ThreadLeases {
   }
 
   private async read(key: string): Promise<{ record: LeaseRecord; revision: number | undefined }> {
-    const entry = await this.kv.get(key);
-    if (!entry || entry.operation !== 'PUT' || entry.length === 0) {
-      return { record: { holder: null, waiting: [] }, revision: entry?.revision };
-    }
-    const parsed = LeaseRecord.safeParse(entry.json<unknown>());
-    return {
-      record: parsed.success ? parsed.data : { holder: null, waiting: [] },
-      revision: entry.revision,
-    };
+    const { value, revision } = await this.cells.read(key);
+    const parsed = value === undefined ? null : LeaseRecord.safeParse(value);
+    return { record: parsed?.success ? parsed.data : { holder: null, waiting: [] }, revision };
   }
 
   /** CAS write; false on a lost race. */
   private async write(key: string, record: LeaseRecord, revision: number | undefined): Promise<boolean> {
-    try {
-      const data = JSON.stringify(record);
-      if (revision === undefined) await this.kv.create(key, data);
-      else await this.kv.update(key, data, revision);
-      return true;
-    } catch (err) {
-      if (err instanceof Error && /wrong last sequence|key exists/i.test(err.message)) return false;
-      throw err;
-    }
+    return (await this.cells.write(key, JSON.stringify(record), revision)) !== null;
   }
 }
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT } from './processes';
+import { REPO_ROOT } from './repo-root';
 
 export interface CliRun {
   readonly code: number | null;
@@ -15,8 +15,8 @@ export function runNovelrag(
   options: { timeoutMs?: number; input?: string } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'apps/cli/bin/novelrag.js'), ...args], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'apps/cli/bin/novelrag.js'), ...args], {
+      cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -3,13 +3,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { Subjects, type ServiceName } from '@novelrag/contracts';
-
-export const ROOT = path.resolve(__dirname, '../..');
+import { REPO_ROOT } from './repo-root';
 
 /** Builds the services once (incremental `tsc -b`); e2e tests run them from their dist like `npm start` does. */
 export function buildServices(): void {
-  const r = spawnSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], {
-    cwd: ROOT,
+  const r = spawnSync(path.join(REPO_ROOT, 'node_modules/.bin/tsc'), ['-b', 'tsconfig.build.json'], {
+    cwd: REPO_ROOT,
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}\n${r.stderr}`);
@@ -29,10 +28,10 @@ export async function startServiceProcess(
   env: Record<string, string>,
   timeoutMs = 30_000,
 ): Promise<ServiceProcess> {
-  const main = path.join(ROOT, 'apps', app, 'dist', 'main.js');
+  const main = path.join(REPO_ROOT, 'apps', app, 'dist', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: build first`);
   const child = spawn(process.execPath, [main], {
-    cwd: ROOT,
+    cwd: REPO_ROOT,
     env: {
       ...process.env,
       LANCEDB_LOG: 'error',

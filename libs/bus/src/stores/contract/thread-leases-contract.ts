@@ -1,0 +1,120 @@
+/// <reference types="jest" />
+// The ThreadLeases contract: the KV leases and the in-memory twin both run it (tests only, not runtime code).
+import { randomUUID } from 'node:crypto';
+import type { HeldThread, ThreadLeaseOptions, ThreadLeases } from '../thread-leases';
+import { type ContractFactory, perTest, present } from './harness';
+
+export interface ThreadLeasesHarness {
+  /** Leases over one shared store (like one bucket); `open` gives another instance over it (another orchestrator). */
+  readonly leases: ThreadLeases;
+  open(options: ThreadLeaseOptions): Promise<ThreadLeases>;
+  /** Another instance that can be made to die: after `crash()` it can no longer read or write (no renewals). */
+  openCrashable(options: ThreadLeaseOptions): Promise<{ leases: ThreadLeases; crash(): Promise<void> }>;
+  cleanup(): Promise<void>;
+}
+
+/** The options every contract harness opens its `leases` with. */
+export const CONTRACT_LEASE_OPTIONS: ThreadLeaseOptions = { leaseMs: 1_000, pollMs: 50 };
+
+/** Registers `ThreadLeases contract: <name>`; leases opened with CONTRACT_LEASE_OPTIONS, fresh per test. */
+export function describeThreadLeasesContract(
+  name: string,
+  factory: ContractFactory<ThreadLeasesHarness>,
+): void {
+  describe(`ThreadLeases contract: ${name}`, () => {
+    const harness = perTest(factory);
+    const thread = () => `t-${randomUUID()}`;
+    const acquire = (
+      threadId: string,
+      goalId: string,
+      seq: number,
+      maxWaitMs = 10_000,
+      onWait?: () => void,
+    ) => harness().leases.acquire({ threadId, goalId, seq, maxWaitMs, ...(onWait ? { onWait } : {}) });
+    const waiting = () => {
+      let resolve!: () => void;
+      const queued = new Promise<void>((r) => (resolve = r));
+      return { queued, onWait: () => resolve() };
+    };
+
+    it('hands the thread to the waiting goals in stream order, whoever asked first', async () => {
+      const t = thread();
+      const first = present(await acquire(t, 'g-first', 5));
+      const order: string[] = [];
+      // g-later queues first, then g-earlier (a smaller stream sequence) arrives.
+      const w1 = waiting();
+      const later = acquire(t, 'g-later', 7, 10_000, w1.onWait).then((h) => (order.push('g-later'), h));
+      await w1.queued;
+      const w2 = waiting();
+      const earlier = acquire(t, 'g-earlier', 6, 10_000, w2.onWait).then((h) => (order.push('g-earlier'), h));
+      await w2.queued;
+      await first.release();
+      const e = present(await earlier);
+      expect(order).toEqual(['g-earlier']);
+      await e.release();
+      const l = present(await later);
+      expect(order).toEqual(['g-earlier', 'g-later']);
+      await l.release();
+    });
+
+    it('gives up after maxWaitMs while another goal holds the thread', async () => {
+      const t = thread();
+      const held = present(await acquire(t, 'g-holder', 1));
+      const started = Date.now();
+      await expect(acquire(t, 'g-waiter', 2, 300)).resolves.toBeNull();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await held.release();
+    });
+
+    it('gives up at once when the signal aborts, and never holds a thread for an aborted request', async () => {
+      const t = thread();
+      const held = present(await acquire(t, 'g-holder', 1));
+      const abort = new AbortController();
+      const w = waiting();
+      const waiter = harness().leases.acquire({
+        threadId: t,
+        goalId: 'g-aborted',
+        seq: 2,
+        maxWaitMs: 60_000,
+        signal: abort.signal,
+        onWait: w.onWait,
+      });
+      await w.queued;
+      abort.abort();
+      await expect(waiter).resolves.toBeNull();
+      await held.release();
+    });
+
+    it('takes over the lease of a holder that stopped renewing (crashed instance) after the lease time', async () => {
+      const t = thread();
+      const other = await harness().openCrashable(CONTRACT_LEASE_OPTIONS);
+      const crashed: HeldThread = present(
+        await other.leases.acquire({ threadId: t, goalId: 'g-dead', seq: 1, maxWaitMs: 1_000 }),
+      );
+      await other.crash(); // its renewals fail from now on
+      const started = Date.now();
+      const next = present(await acquire(t, 'g-next', 2));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      await next.release();
+      expect(crashed.lost.aborted).toBe(false); // it cannot even learn it: its store is gone
+    });
+
+    it('tells a holder that its lease was taken over', async () => {
+      const t = thread();
+      const paused = await harness().open({ ...CONTRACT_LEASE_OPTIONS, now: () => Date.now() - 5_000 });
+      // A holder whose clock says it renewed long ago looks dead to everyone else.
+      const stale = present(
+        await paused.acquire({ threadId: t, goalId: 'g-stale', seq: 1, maxWaitMs: 1_000 }),
+      );
+      const fresh = present(await acquire(t, 'g-fresh', 2));
+      await new Promise<void>((resolve) =>
+        stale.lost.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      expect(stale.lost.aborted).toBe(true);
+      await stale.release(); // not the holder any more: leaves the lease alone
+      await expect(acquire(t, 'g-third', 3, 300)).resolves.toBeNull();
+      await fresh.release();
+    });
+  });
+}

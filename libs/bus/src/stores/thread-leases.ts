@@ -1,0 +1,42 @@
+/**
+ * Serialises the goals of a thread across orchestrator instances: one holder at a time, and the waiting goals get the
+ * thread in the order of their GOALS stream sequence, whichever instance pulled them.
+ *
+ * Guarantees: two goals never hold one thread at once (every change is a compare-and-swap). A holder renews its lease
+ * every third of `leaseMs`; a holder or waiter not seen for `leaseMs` counts as dead, so a crashed instance delays its
+ * thread by at most about `leaseMs` and the next goal takes the lease over. A holder that finds its lease taken over
+ * (it was paused longer than the lease) is told through `HeldThread.lost` and must stop writing; its `release` then
+ * leaves the new holder alone.
+ */
+export interface ThreadLeases {
+  /**
+   * Waits (bounded by `maxWaitMs`) for the thread; null when that time passed or `signal` aborted first (the goal
+   * keeps its place in the queue until its entry expires). Store failures reject.
+   */
+  acquire(req: AcquireRequest): Promise<HeldThread | null>;
+}
+
+export interface ThreadLeaseOptions {
+  readonly leaseMs: number;
+  /** How often a waiter re-reads the record (default leaseMs / 10, at least 100 ms). */
+  readonly pollMs?: number;
+  readonly now?: () => number;
+}
+
+export interface AcquireRequest {
+  readonly threadId: string;
+  readonly goalId: string;
+  /** GOALS stream sequence of the goal (its place in the thread's queue). */
+  readonly seq: number;
+  /** Give up after this long (the caller hands the goal back to the queue). */
+  readonly maxWaitMs: number;
+  readonly signal?: AbortSignal;
+  /** Called on every poll while waiting (the caller keeps the JetStream message alive). */
+  readonly onWait?: () => void;
+}
+
+/** A held thread. `lost` aborts when the lease was taken over; `release` hands the thread to the next goal. */
+export interface HeldThread {
+  readonly lost: AbortSignal;
+  release(): Promise<void>;
+}
