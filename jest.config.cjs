@@ -21,7 +21,7 @@ const shared = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@novelrag/agenturn/testing$': '<rootDir>/libs/agenturn/src/testing/index.ts',
-    '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit|repository)$': '<rootDir>/libs/$1/src/index.ts',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.*/dist/', '<rootDir>/data/', '<rootDir>/tmp/'],
 };

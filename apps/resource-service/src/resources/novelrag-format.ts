@@ -1,7 +1,7 @@
 import type { AspectDump, ElementInput, JsonObject } from '@novelrag/contracts';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
-import { type DumpedElement, ResourceError } from '../domain';
+import { type DumpedElement, ResourceError } from '@novelrag/repository';
 import { dumpedFromInput, inputFromDumped } from './wire';
 
 /**

@@ -35,7 +35,7 @@ import {
   type SegmentsReply,
   type UndoRedoReply,
 } from '@novelrag/contracts';
-import { type ExecuteOutcome, ResourceError, type ResourceRepository } from '../domain';
+import { type ExecuteOutcome, ResourceError, type ResourceRepository } from '@novelrag/repository';
 import { BacklogCodec, exportAspects, importActions } from './resources.helpers';
 import { RESOURCE_REPOSITORY } from './tokens';
 import { elementContext, resourceElement, toAction, toWireOperation, wireAspect, wireSegment } from './wire';
