@@ -20,8 +20,8 @@ const shared = {
   transform: { '^.+\\.ts$': swc },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
-    '^@novelrag/agenturn/testing$': '<rootDir>/libs/agenturn/src/testing/index.ts',
-    '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit|repository)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@novelrag/(agenturn|resource-client)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
+    '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit|repository|resource-client)$': '<rootDir>/libs/$1/src/index.ts',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.*/dist/', '<rootDir>/data/', '<rootDir>/tmp/'],
 };

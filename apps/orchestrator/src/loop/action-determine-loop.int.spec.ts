@@ -7,7 +7,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ToolCatalog, userGoal } from '@novelrag/agenturn';
 import { RecordingExecutionContext, fakeTool } from '@novelrag/agenturn/testing';
 import { busRequest } from '@novelrag/bus';
-import { ImportReply, ImportRequest, ResourceSubjects } from '@novelrag/contracts';
+import { ImportReply, ImportRequest, Subjects } from '@novelrag/contracts';
 import { NunjucksPromptRenderer, OpenAIChatModel, findTemplatesRoot } from '@novelrag/llm';
 import {
   FakeOpenAIServer,
@@ -90,7 +90,7 @@ describe('ActionDetermineLoop against the real resource-service and the OpenAI a
     service = await startResourceService(nats.url, dataDir);
     await busRequest(
       nc,
-      ResourceSubjects.import,
+      Subjects.resources.import,
       ImportRequest.parse({
         schemaVersion: 1,
         mode: 'replace',

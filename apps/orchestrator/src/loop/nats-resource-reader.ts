@@ -5,7 +5,7 @@ import {
   BacklogListReply,
   BacklogRemoveReply,
   OperationsListReply,
-  ResourceSubjects,
+  Subjects,
   SearchReply,
   type SearchRequest,
   SegmentsReply,
@@ -27,27 +27,27 @@ export class NatsResourceReader implements ResourceReader {
   }
 
   search(req: SearchRequest, signal?: AbortSignal): Promise<SearchReply> {
-    return this.request(ResourceSubjects.search, req, SearchReply, signal);
+    return this.request(Subjects.resources.search, req, SearchReply, signal);
   }
 
   segments(req: SegmentsRequest, signal?: AbortSignal): Promise<SegmentsReply> {
-    return this.request(ResourceSubjects.segments, req, SegmentsReply, signal);
+    return this.request(Subjects.resources.segments, req, SegmentsReply, signal);
   }
 
   aspects(signal?: AbortSignal): Promise<AspectsListReply> {
-    return this.request(ResourceSubjects.aspectsList, {}, AspectsListReply, signal);
+    return this.request(Subjects.resources.aspectsList, {}, AspectsListReply, signal);
   }
 
   backlogList(limit: number, signal?: AbortSignal): Promise<BacklogListReply> {
-    return this.request(ResourceSubjects.backlogList, { limit }, BacklogListReply, signal);
+    return this.request(Subjects.resources.backlogList, { limit }, BacklogListReply, signal);
   }
 
   backlogRemove(ids: string[], signal?: AbortSignal): Promise<BacklogRemoveReply> {
-    return this.request(ResourceSubjects.backlogRemove, { ids }, BacklogRemoveReply, signal);
+    return this.request(Subjects.resources.backlogRemove, { ids }, BacklogRemoveReply, signal);
   }
 
   operations(limit: number, signal?: AbortSignal): Promise<OperationsListReply> {
-    return this.request(ResourceSubjects.operations, { limit }, OperationsListReply, signal);
+    return this.request(Subjects.resources.operations, { limit }, OperationsListReply, signal);
   }
 
   private request<T>(

@@ -6,7 +6,7 @@ import {
   BacklogAddReply,
   type BacklogAddRequest,
   FindReply,
-  ResourceSubjects,
+  Subjects,
   SearchReply,
   type SearchRequest,
   SegmentsReply,
@@ -26,7 +26,7 @@ export class ResourceClient {
   ) {}
 
   find(uri: string, signal?: AbortSignal): Promise<FindReply> {
-    return this.call(ResourceSubjects.find, { uri }, FindReply, signal);
+    return this.call(Subjects.resources.find, { uri }, FindReply, signal);
   }
 
   /** The resource at `uri`, or null when it does not exist. */
@@ -40,20 +40,20 @@ export class ResourceClient {
   }
 
   search(request: SearchRequest, signal?: AbortSignal): Promise<SearchReply> {
-    return this.call(ResourceSubjects.search, request, SearchReply, signal);
+    return this.call(Subjects.resources.search, request, SearchReply, signal);
   }
 
   segments(request: SegmentsRequest, signal?: AbortSignal): Promise<SegmentsReply> {
-    return this.call(ResourceSubjects.segments, request, SegmentsReply, signal);
+    return this.call(Subjects.resources.segments, request, SegmentsReply, signal);
   }
 
   /** Atomic, one undo group; a repeated `idempotencyKey` is answered without applying again. */
   apply(request: ApplyRequest, signal?: AbortSignal): Promise<ApplyReply> {
-    return this.call(ResourceSubjects.apply, request, ApplyReply, signal);
+    return this.call(Subjects.resources.apply, request, ApplyReply, signal);
   }
 
   backlogAdd(request: BacklogAddRequest, signal?: AbortSignal): Promise<BacklogAddReply> {
-    return this.call(ResourceSubjects.backlogAdd, request, BacklogAddReply, signal);
+    return this.call(Subjects.resources.backlogAdd, request, BacklogAddReply, signal);
   }
 
   private call<T>(subject: string, payload: unknown, schema: z.ZodType<T>, signal?: AbortSignal): Promise<T> {

@@ -9,7 +9,6 @@ import {
   ApplyReply,
   InteractionRequest,
   MicroServiceNames,
-  ResourceSubjects,
   type ResourceOperation,
   SCHEMA_VERSION,
   type ServiceName,
@@ -137,7 +136,7 @@ export class SwitchableChatModel implements ChatModel {
 
 /** Writes operations directly (seed data of a test, not through a tool). */
 export function applyOperations(nc: NatsConnection, operations: ResourceOperation[]): Promise<ApplyReply> {
-  return resources(nc, ResourceSubjects.apply, { operations }, ApplyReply);
+  return resources(nc, Subjects.resources.apply, { operations }, ApplyReply);
 }
 
 /** The built-in tools (or the named ones) hosted in this process with the given model, as the runner hosts them. */
