@@ -15,3 +15,4 @@ export {
 } from './in-memory-resource-service';
 export { asBusError } from './errors';
 export { dumpedFromInput, inputFromDumped } from './wire';
+export { findOrNull } from './find-or-null';

@@ -17,7 +17,7 @@ import {
   uniqueName,
 } from '@novelrag/testkit';
 import { ActionDetermineLoop } from './action-determine-loop';
-import { NatsResourceReader } from './nats-resource-reader';
+import { NatsResourceService } from '@novelrag/resource-client';
 import { RecordingObserver, assessmentOf } from './test-support/script';
 
 const ROOT = path.resolve(__dirname, '../../../..');
@@ -207,7 +207,7 @@ describe('ActionDetermineLoop against the real resource-service and the OpenAI a
         maxRetries: 0,
       }),
       renderer: new NunjucksPromptRenderer({ root: findTemplatesRoot({}) }),
-      resources: new NatsResourceReader(nc),
+      resources: new NatsResourceService(nc),
       observer,
       lang: 'en',
     });

@@ -1,6 +1,5 @@
 // The agent loop (ActionDetermineLoop and its phases), the goal translator and the resource-service port they read.
 export type { ContextStats, LlmCallInfo, LoopObserver, ResourceReader } from './ports';
-export { NatsResourceReader } from './nats-resource-reader';
 export { ActionDetermineLoop } from './action-determine-loop';
 export type { ActionDetermineLoopOptions } from './action-determine-loop';
 export { LlmGoalTranslator } from './goal-translator';

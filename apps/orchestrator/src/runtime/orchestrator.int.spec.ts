@@ -25,7 +25,7 @@ import {
 import { NextGoalService } from '../autonomous/next-goal.service';
 import { newGoalRecord } from '../goals/goal-records';
 import type { OrchestratorEnv } from '../config';
-import { NatsResourceReader } from '../loop';
+import { NatsResourceService } from '@novelrag/resource-client';
 import { ThreadStore } from '../threads/thread-store';
 import { orchestratorDefinition } from '../service.definition';
 import { type Harness, buildForProcesses, call, decide, finalize, startHarness } from '../test/harness';
@@ -354,7 +354,7 @@ describe('orchestrator runtime over real NATS, resource-service, fake OpenAI and
       threads: await ThreadStore.open(h.nc),
       model: createChatModelFromEnv(parseLlmEnv(h.orchestratorEnv())),
       renderer: new NunjucksPromptRenderer({ root: findTemplatesRoot() }),
-      resources: new NatsResourceReader(h.nc),
+      resources: new NatsResourceService(h.nc),
       defaultLang: 'en',
       timeoutMs: 10_000,
       random: () => 0, // the backlog is the composite's first candidate

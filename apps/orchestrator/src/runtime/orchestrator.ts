@@ -13,10 +13,10 @@ import { NextGoalService } from '../autonomous/next-goal.service';
 import type { OrchestratorEnv } from '../config';
 import { GoalBusHandlers } from '../goals/goal-bus-handlers';
 import { GoalConsumer } from '../goals/goal-consumer';
+import { NatsResourceService } from '@novelrag/resource-client';
 import { ResourceBacklog } from '../goals/goal-context';
 import { type PursuitDeps, type PursuitSettings, giveUpGoal, pursueGoal } from '../goals/goal-pursuit';
 import { RunningGoals } from '../goals/running-goals';
-import { NatsResourceReader } from '../loop';
 import { ThreadLeases } from '../threads/thread-lease';
 import { ThreadStore } from '../threads/thread-store';
 import { ToolRegistry } from '../tools/tool-registry';
@@ -107,7 +107,7 @@ export class Orchestrator {
   }
 
   private resources() {
-    return new NatsResourceReader(this.nc, { timeoutMs: this.env.NOVELRAG_RESOURCE_TIMEOUT_MS });
+    return new NatsResourceService(this.nc, { timeoutMs: this.env.NOVELRAG_RESOURCE_TIMEOUT_MS });
   }
 
   async start(): Promise<void> {
@@ -130,7 +130,7 @@ export class Orchestrator {
       renderer: this.renderer,
       resources: this.resources(),
       running: this.running,
-      backlog: new ResourceBacklog(this.nc, this.env.NOVELRAG_RESOURCE_TIMEOUT_MS, this.log),
+      backlog: new ResourceBacklog(this.resources(), this.log),
       settings: settingsOf(this.env),
       log: this.log,
     };

@@ -1,4 +1,5 @@
 import { toolError, toolResult } from '@novelrag/agenturn';
+import { findOrNull } from '@novelrag/resource-client';
 import { type FindReply, type JsonObject, type ResourceOperation, isResourceUri } from '@novelrag/contracts';
 import type { HostedTool, ToolContext } from '@novelrag/tool-kit';
 import { z } from 'zod';
@@ -98,12 +99,12 @@ export function relationWriteTool(deps: ToolDeps): HostedTool {
       }
       if (sourceUri === targetUri)
         return toolError('a resource cannot be related to itself', 'VALIDATION_FAILED');
-      const sourceFound = await deps.resources.tryFind(sourceUri, signal);
+      const sourceFound = await findOrNull(deps.resources, sourceUri, signal);
       if (sourceFound?.kind !== 'element') {
         ctx.error(`source ${sourceUri} is not an existing element`);
         return toolError(`source ${sourceUri} is not an existing element`, 'NOT_FOUND');
       }
-      const targetFound = await deps.resources.tryFind(targetUri, signal);
+      const targetFound = await findOrNull(deps.resources, targetUri, signal);
       if (!targetFound) {
         ctx.error(`target ${targetUri} does not exist`);
         return toolError(`target ${targetUri} does not exist`, 'NOT_FOUND');
