@@ -10,6 +10,8 @@ COPY libs/agenturn/package.json libs/agenturn/
 COPY libs/llm/package.json libs/llm/
 COPY libs/bus/package.json libs/bus/
 COPY libs/tool-kit/package.json libs/tool-kit/
+COPY libs/repository/package.json libs/repository/
+COPY libs/resource-client/package.json libs/resource-client/
 COPY libs/testkit/package.json libs/testkit/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/orchestrator/package.json apps/orchestrator/
@@ -32,6 +34,8 @@ COPY --from=build /repo/libs/agenturn/package.json libs/agenturn/
 COPY --from=build /repo/libs/llm/package.json libs/llm/
 COPY --from=build /repo/libs/bus/package.json libs/bus/
 COPY --from=build /repo/libs/tool-kit/package.json libs/tool-kit/
+COPY --from=build /repo/libs/repository/package.json libs/repository/
+COPY --from=build /repo/libs/resource-client/package.json libs/resource-client/
 COPY --from=build /repo/libs/testkit/package.json libs/testkit/
 COPY --from=build /repo/apps/gateway/package.json apps/gateway/
 COPY --from=build /repo/apps/orchestrator/package.json apps/orchestrator/
@@ -59,6 +63,10 @@ COPY --from=build /repo/libs/bus/package.json libs/bus/
 COPY --from=build /repo/libs/bus/dist libs/bus/dist
 COPY --from=build /repo/libs/tool-kit/package.json libs/tool-kit/
 COPY --from=build /repo/libs/tool-kit/dist libs/tool-kit/dist
+COPY --from=build /repo/libs/repository/package.json libs/repository/
+COPY --from=build /repo/libs/repository/dist libs/repository/dist
+COPY --from=build /repo/libs/resource-client/package.json libs/resource-client/
+COPY --from=build /repo/libs/resource-client/dist libs/resource-client/dist
 COPY --from=build /repo/apps/${APP}/package.json apps/${APP}/
 COPY --from=build /repo/apps/${APP}/dist apps/${APP}/dist
 COPY templates templates

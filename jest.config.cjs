@@ -20,8 +20,9 @@ const shared = {
   transform: { '^.+\\.ts$': swc },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
-    '^@novelrag/(agenturn|bus|tool-kit)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
-    '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@novelrag/(agenturn|bus|tool-kit|resource-client)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
+    '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit|repository|resource-client)$':
+      '<rootDir>/libs/$1/src/index.ts',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.*/dist/', '<rootDir>/data/', '<rootDir>/tmp/'],
 };

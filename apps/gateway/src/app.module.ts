@@ -5,6 +5,7 @@ import { EventsController } from './events/events.controller';
 import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
+import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
 import { ToolsController } from './tools/tools.controller';
 
@@ -26,7 +27,7 @@ export class AppModule {
         ResourcesController,
         ToolsController,
       ],
-      providers: [GoalsService],
+      providers: [GoalsService, resourceServiceProvider],
     };
   }
 }

@@ -4,7 +4,7 @@ import type { ServiceContext } from '@novelrag/bus';
 import { NunjucksPromptRenderer, createChatModelFromEnv, findTemplatesRoot } from '@novelrag/llm';
 import type { ToolRunnerEnv } from './config';
 import { ToolLlm } from './prompts/tool-llm';
-import { ResourceClient } from './resources/resource-client';
+import { NatsResourceService } from '@novelrag/resource-client';
 import { BUILTIN_TOOLS, CHAT_MODEL, SERVICE_CONTEXT } from './tokens';
 import { ToolHostService } from './tool-host.service';
 import { builtinTools } from './tools/builtin-tools';
@@ -43,7 +43,9 @@ export class AppModule {
               root: findTemplatesRoot({ NOVELRAG_TEMPLATES_DIR: env.NOVELRAG_TEMPLATES_DIR }),
             });
             return builtinTools({
-              resources: new ResourceClient(ctx.connection, env.NOVELRAG_RESOURCE_TIMEOUT_MS),
+              resources: new NatsResourceService(ctx.connection, {
+                timeoutMs: env.NOVELRAG_RESOURCE_TIMEOUT_MS,
+              }),
               llm: new ToolLlm(model, renderer),
               random: overrides.random ?? Math.random,
             });

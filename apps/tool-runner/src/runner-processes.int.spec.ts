@@ -5,7 +5,6 @@ import {
   BusHeaders,
   MicroServiceNames,
   OperationsListReply,
-  ResourceSubjects,
   Subjects,
   type ToolInvocation,
   ToolOutput,
@@ -73,7 +72,7 @@ describe('tool-runner processes over real NATS', () => {
   const aspectMetadataRequests = () =>
     fake.chatRequests('structured').filter((r) => r.schemaName === 'aspect_metadata');
   const historyOf = async (group: string) =>
-    (await resources(nc, ResourceSubjects.operations, { limit: 100 }, OperationsListReply)).entries.filter(
+    (await resources(nc, Subjects.resources.operations, { limit: 100 }, OperationsListReply)).entries.filter(
       (e) => e.group === group,
     );
 

@@ -53,7 +53,6 @@ export {
   KvKeys,
   MAX_SUBJECT_TOKEN_CHARS,
   MicroServiceNames,
-  ResourceSubjects,
   SERVICE_NAMES,
   SUBJECT_PREFIX,
   Streams,

@@ -3,7 +3,6 @@ import {
   InvalidSubjectTokenError,
   KvKeys,
   MicroServiceNames,
-  ResourceSubjects,
   Streams,
   Subjects,
   TRACE_KINDS,
@@ -37,8 +36,8 @@ describe('Subjects', () => {
     expect(Subjects.toolInvokeAll).toBe('novelrag.tools.*.invoke');
     expect(Subjects.toolsChanged).toBe('novelrag.tools.changed');
     expect(toolFromInvokeSubject(Subjects.toolsChanged)).toBeNull();
-    expect(ResourceSubjects.aspectsCreate).toBe('novelrag.resources.aspects.create');
-    expect(ResourceSubjects.backlogRemove).toBe('novelrag.resources.backlog.remove');
+    expect(Subjects.resources.aspectsCreate).toBe('novelrag.resources.aspects.create');
+    expect(Subjects.resources.backlogRemove).toBe('novelrag.resources.backlog.remove');
     expect(Subjects.resources.find).toBe('novelrag.resources.find');
     expect(Subjects.resourcesChanged).toBe('novelrag.resources.changed');
     expect(Subjects.trace('g-1', 'goal.accepted')).toBe('novelrag.trace.g-1.goal.accepted');
@@ -48,7 +47,7 @@ describe('Subjects', () => {
   });
 
   it('has 16 distinct resource subjects under novelrag.resources', () => {
-    const all = Object.values(ResourceSubjects);
+    const all = Object.values(Subjects.resources);
     expect(all).toHaveLength(16);
     expect(new Set(all).size).toBe(16);
     for (const s of all) expect(s.startsWith('novelrag.resources.')).toBe(true);

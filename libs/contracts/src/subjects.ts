@@ -52,8 +52,11 @@ const TOOLS = `${SUBJECT_PREFIX}.tools`;
 const RESOURCES = `${SUBJECT_PREFIX}.resources`;
 const TRACE = `${SUBJECT_PREFIX}.trace`;
 
-/** Request/reply subjects of the resource service (micro service `novelrag-resources`). */
-export const ResourceSubjects = {
+/**
+ * Request/reply subjects of the resource service (micro service `novelrag-resources`), known by one name:
+ * `Subjects.resources` (the ResourceService port of `@novelrag/resource-client` has one method per key).
+ */
+const ResourceSubjects = {
   find: `${RESOURCES}.find`,
   search: `${RESOURCES}.search`,
   segments: `${RESOURCES}.segments`,

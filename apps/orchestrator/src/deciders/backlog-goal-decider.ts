@@ -45,7 +45,7 @@ export class BacklogGoalDecider implements GoalDecider {
     history?: InteractionHistory,
     signal?: AbortSignal,
   ): Promise<Goal | null> {
-    const { entries } = await this.options.resources.backlogList(BACKLOG_SHOWN, signal);
+    const { entries } = await this.options.resources.backlogList({ limit: BACKLOG_SHOWN }, signal);
     if (entries.length === 0) return null;
     const answer = await this.calls.structured(
       'goal_decider',
@@ -76,10 +76,7 @@ export class BacklogGoalDecider implements GoalDecider {
     const selected = (valid.length > 0 ? valid : [1])
       .map((n) => entries[n - 1])
       .filter((e): e is BacklogEntry => e !== undefined);
-    await this.options.resources.backlogRemove(
-      selected.map((e) => e.id),
-      signal,
-    );
+    await this.options.resources.backlogRemove({ ids: selected.map((e) => e.id) }, signal);
     const context = `Based on backlog entries: ${selected.map((e) => `(priority=${e.priority}) ${describeEntry(e).slice(0, 80)}`).join('; ')}`;
     return autonomousGoal(description, this.name, context);
   }

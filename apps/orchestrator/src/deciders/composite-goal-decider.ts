@@ -35,7 +35,8 @@ export class CompositeGoalDecider implements GoalDecider {
       { decider: this.options.exploration, weight: this.options.weights?.exploration ?? 2 },
     ];
     if (this.options.backlog) {
-      const size = (await this.options.resources.backlogList(BACKLOG_SIZE_PROBE, signal)).entries.length;
+      const size = (await this.options.resources.backlogList({ limit: BACKLOG_SIZE_PROBE }, signal)).entries
+        .length;
       const base = this.options.weights?.backlog ?? 2;
       candidates.unshift({
         decider: this.options.backlog,

@@ -56,7 +56,7 @@ export class ExplorationGoalDecider implements GoalDecider {
     signal?: AbortSignal,
   ): Promise<Goal | null> {
     const resources = this.options.resources;
-    const { aspects } = await resources.aspects(signal);
+    const { aspects } = await resources.aspectsList({}, signal);
     const shared = { beliefs: [...beliefs], history: history?.formatRecent(HISTORY_SHOWN) ?? '' };
     if (aspects.length === 0) {
       const goal = await this.writeGoal('bootstrap_from_beliefs', shared, beliefs, signal);
@@ -68,7 +68,9 @@ export class ExplorationGoalDecider implements GoalDecider {
     );
     const aspectSegments = reply.segments.filter((s): s is AspectSegment => s.kind === 'aspect');
     const summaries = aspectSegments.map((s) => summaryOf(s, aspects));
-    const weighter = new RecencyWeighter((await resources.operations(RECENT_OPERATIONS, signal)).entries);
+    const weighter = new RecencyWeighter(
+      (await resources.operations({ limit: RECENT_OPERATIONS }, signal)).entries,
+    );
     const candidates = aspectSegments.flatMap((s) =>
       s.rootIds.map((id) => ({ uri: `${s.uri}/${id}`, aspect: s.name })),
     );

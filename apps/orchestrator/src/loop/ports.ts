@@ -1,19 +1,12 @@
 import type {
   ActionDecision,
-  AspectsListReply,
-  BacklogListReply,
-  BacklogRemoveReply,
   DiscoveryPlan,
   ErrorEnvelope,
-  OperationsListReply,
   PursuitAssessment,
   RefinementDecision,
   RefinementPlan,
-  SearchReply,
-  SearchRequest,
-  SegmentsReply,
-  SegmentsRequest,
 } from '@novelrag/contracts';
+import type { ResourceService } from '@novelrag/resource-client';
 
 /** One model call as the loop saw it (usage from the ChatResult; `ok: false` with the error code when it threw). */
 export interface LlmCallInfo {
@@ -52,16 +45,11 @@ export interface LoopObserver {
 }
 
 /**
- * The resource-service as the loop and the goal deciders see it. The orchestrator passes `NatsResourceReader`; unit
- * tests pass an in-memory fake. Every method rejects with a coded error (BusError) on failure and with a CANCELLED
- * error when `signal` aborts.
+ * The resource-service as the loop and the goal deciders see it: the part of the ResourceService port they read (the
+ * orchestrator passes the NATS one; unit tests the in-memory one on the real repository). Every method rejects with a
+ * coded error (BusError) on failure and with CANCELLED when `signal` aborts.
  */
-export interface ResourceReader {
-  search(req: SearchRequest, signal?: AbortSignal): Promise<SearchReply>;
-  segments(req: SegmentsRequest, signal?: AbortSignal): Promise<SegmentsReply>;
-  aspects(signal?: AbortSignal): Promise<AspectsListReply>;
-  backlogList(limit: number, signal?: AbortSignal): Promise<BacklogListReply>;
-  backlogRemove(ids: string[], signal?: AbortSignal): Promise<BacklogRemoveReply>;
-  /** Recent undo/redo history, newest first (recency weighting of the exploration decider). */
-  operations(limit: number, signal?: AbortSignal): Promise<OperationsListReply>;
-}
+export type ResourceReader = Pick<
+  ResourceService,
+  'search' | 'segments' | 'aspectsList' | 'backlogList' | 'backlogRemove' | 'operations'
+>;

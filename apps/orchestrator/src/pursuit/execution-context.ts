@@ -1,24 +1,20 @@
-import type { NatsConnection } from '@nats-io/transport-node';
 import type { ExecutionContext } from '@novelrag/agenturn';
-import { type ContextLogger, busRequest } from '@novelrag/bus';
-import {
-  BacklogAddReply,
-  BacklogAddRequest,
-  type JsonObject,
-  type RuntimeEvent,
-  Subjects,
-} from '@novelrag/contracts';
+import type { ContextLogger } from '@novelrag/bus';
+import { BacklogAddRequest, type JsonObject, type RuntimeEvent } from '@novelrag/contracts';
+import type { ResourceService } from '@novelrag/resource-client';
 import type { GoalTrace } from './trace';
 
 export interface BacklogSink {
   add(content: Readonly<Record<string, unknown>>, priority: number | undefined, goalId: string): void;
 }
 
-/** Forwards backlog items to the resource-service (`backlog.add`), bounded, logging failures by code only. */
+/**
+ * Forwards backlog items to the resource-service through its one backlog write (`ResourceService.backlogAdd`),
+ * bounded by the service's timeout, logging failures by code only.
+ */
 export class ResourceBacklog implements BacklogSink {
   constructor(
-    private readonly nc: NatsConnection,
-    private readonly timeoutMs: number,
+    private readonly resources: Pick<ResourceService, 'backlogAdd'>,
     private readonly log: ContextLogger,
   ) {}
 
@@ -31,9 +27,7 @@ export class ResourceBacklog implements BacklogSink {
       this.log.warn('backlog item dropped', { goalId, code: 'VALIDATION_FAILED' });
       return;
     }
-    void busRequest(this.nc, Subjects.resources.backlogAdd, parsed.data, BacklogAddReply, {
-      timeoutMs: this.timeoutMs,
-    }).catch((err: unknown) =>
+    void this.resources.backlogAdd(parsed.data).catch((err: unknown) =>
       this.log.warn('backlog item not stored', {
         goalId,
         code: (err as { code?: string }).code ?? 'INTERNAL',

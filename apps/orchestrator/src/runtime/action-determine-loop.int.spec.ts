@@ -7,7 +7,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ToolCatalog, userGoal } from '@novelrag/agenturn';
 import { RecordingExecutionContext, fakeTool } from '@novelrag/agenturn/testing';
 import { busRequest } from '@novelrag/bus';
-import { ImportReply, ImportRequest, ResourceSubjects } from '@novelrag/contracts';
+import { ImportReply, ImportRequest, Subjects } from '@novelrag/contracts';
 import { NunjucksPromptRenderer, OpenAIChatModel, findTemplatesRoot } from '@novelrag/llm';
 import {
   FakeOpenAIServer,
@@ -16,8 +16,8 @@ import {
   startNats,
   uniqueName,
 } from '@novelrag/testkit';
+import { NatsResourceService } from '@novelrag/resource-client';
 import { ActionDetermineLoop } from '../loop/action-determine-loop';
-import { NatsResourceReader } from './nats-resource-reader';
 import { RecordingObserver, assessmentOf } from '../loop/test-support/script';
 
 const ROOT = path.resolve(__dirname, '../../../..');
@@ -90,7 +90,7 @@ describe('ActionDetermineLoop against the real resource-service and the OpenAI a
     service = await startResourceService(nats.url, dataDir);
     await busRequest(
       nc,
-      ResourceSubjects.import,
+      Subjects.resources.import,
       ImportRequest.parse({
         schemaVersion: 1,
         mode: 'replace',
@@ -207,7 +207,7 @@ describe('ActionDetermineLoop against the real resource-service and the OpenAI a
         maxRetries: 0,
       }),
       renderer: new NunjucksPromptRenderer({ root: findTemplatesRoot({}) }),
-      resources: new NatsResourceReader(nc),
+      resources: new NatsResourceService(nc),
       observer,
       lang: 'en',
     });

@@ -32,7 +32,7 @@ import {
 } from '@novelrag/llm';
 import { NextGoalService } from '../deciders/next-goal.service';
 import type { OrchestratorEnv } from '../config';
-import { NatsResourceReader } from './nats-resource-reader';
+import { NatsResourceService } from '@novelrag/resource-client';
 import { orchestratorDefinition } from '../service.definition';
 import { type Harness, buildForProcesses, call, decide, finalize, startHarness } from '../test/harness';
 
@@ -360,7 +360,7 @@ describe('orchestrator runtime over real NATS, resource-service, fake OpenAI and
       threads: await KvThreadStore.open(h.nc),
       model: createChatModelFromEnv(parseLlmEnv(h.orchestratorEnv())),
       renderer: new NunjucksPromptRenderer({ root: findTemplatesRoot() }),
-      resources: new NatsResourceReader(h.nc),
+      resources: new NatsResourceService(h.nc),
       defaultLang: 'en',
       timeoutMs: 10_000,
       random: () => 0, // the backlog is the composite's first candidate

@@ -22,8 +22,8 @@ import type { OrchestratorEnv } from '../config';
 import { NextGoalService } from '../deciders/next-goal.service';
 import { type PursuitDeps, type PursuitSettings, ResourceBacklog, giveUpGoal, pursueGoal } from '../pursuit';
 import { remoteToolExecutors } from '../tools/executor-factory';
+import { NatsResourceService } from '@novelrag/resource-client';
 import { ToolRegistry } from '../tools/tool-registry';
-import { NatsResourceReader } from './nats-resource-reader';
 
 export function settingsOf(env: OrchestratorEnv): PursuitSettings {
   return {
@@ -111,7 +111,7 @@ export class Orchestrator {
   }
 
   private resources() {
-    return new NatsResourceReader(this.nc, { timeoutMs: this.env.NOVELRAG_RESOURCE_TIMEOUT_MS });
+    return new NatsResourceService(this.nc, { timeoutMs: this.env.NOVELRAG_RESOURCE_TIMEOUT_MS });
   }
 
   async start(): Promise<void> {
@@ -136,7 +136,7 @@ export class Orchestrator {
       renderer: this.renderer,
       resources: this.resources(),
       running: this.running,
-      backlog: new ResourceBacklog(this.nc, this.env.NOVELRAG_RESOURCE_TIMEOUT_MS, this.log),
+      backlog: new ResourceBacklog(this.resources(), this.log),
       settings,
       log: this.log,
     };

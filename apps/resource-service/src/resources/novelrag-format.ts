@@ -1,8 +1,8 @@
 import type { AspectDump, ElementInput, JsonObject } from '@novelrag/contracts';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
-import { type DumpedElement, ResourceError } from '../domain';
-import { dumpedFromInput, inputFromDumped } from './wire';
+import { type DumpedElement, ResourceError } from '@novelrag/repository';
+import { dumpedFromInput, inputFromDumped } from '@novelrag/resource-client';
 
 /**
  * The original NovelRAG project format: an aspect config YAML (`name → {path, description?, children_keys?, ...}`)

@@ -9,7 +9,7 @@ import {
   LocalEmbedder,
   ResourceRepository,
   type ResourceStore,
-} from '../domain';
+} from '@novelrag/repository';
 import { createStore } from '../store';
 import { ResourcesController } from './resources.controller';
 import { StoreOwnership, storeIdentity } from './store-owner';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ResourceStore } from '../domain';
+import type { ResourceStore } from '@novelrag/repository';
 import { FolderLock } from './folder-lock';
 import { LanceDbResourceStore } from './lancedb-store';
 import { QdrantResourceStore } from './qdrant-store';

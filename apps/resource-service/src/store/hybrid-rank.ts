@@ -1,4 +1,4 @@
-import { type ElementRecord, keywordScore, type SearchHit } from '../domain';
+import { type ElementRecord, keywordScore, type SearchHit } from '@novelrag/repository';
 
 /** The usual Reciprocal Rank Fusion constant (Cormack et al.), for the stores that fuse here (Qdrant fuses itself). */
 export const RRF_K = 60;

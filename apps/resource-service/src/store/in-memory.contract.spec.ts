@@ -1,4 +1,4 @@
-import { InMemoryResourceStore } from '../domain';
+import { InMemoryResourceStore } from '@novelrag/repository';
 import { describeStoreContract } from './contract/store-contract';
 
 // The reference store runs the same contract; "reopen" rebuilds a store from the previous instance's exported

@@ -14,7 +14,7 @@ import {
   type SegmentsResult,
   type StoreState,
   type UpsertItem,
-} from '../domain';
+} from '@novelrag/repository';
 import { candidateLimit, type FusedCandidate, rankCandidates, rrfScores } from './hybrid-rank';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';

@@ -1,4 +1,4 @@
-import { contentHash, embeddingText, type ElementRecord } from '../domain';
+import { contentHash, embeddingText, type ElementRecord } from '@novelrag/repository';
 import {
   aspectFilter,
   DENSE,

@@ -1,5 +1,5 @@
 import type { Schemas } from '@qdrant/js-client-rest';
-import { ElementRecord, type UpsertItem } from '../domain';
+import { ElementRecord, type UpsertItem } from '@novelrag/repository';
 import { sparseVector } from './sparse';
 import { pointIdOf } from './uuid5';
 

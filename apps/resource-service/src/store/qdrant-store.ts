@@ -12,7 +12,7 @@ import {
   type SegmentsResult,
   type StoreState,
   type UpsertItem,
-} from '../domain';
+} from '@novelrag/repository';
 import { candidateLimit, type FusedCandidate, rankCandidates } from './hybrid-rank';
 import {
   aspectFilter,

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AspectRecord } from '../domain';
+import { AspectRecord } from '@novelrag/repository';
 import { readJsonFile, writeJsonFileAtomic } from './json-file';
 
 /** Format of every file in the meta folder. */

@@ -1,6 +1,6 @@
 import { type SegmentData, type ToolWorkspace, emptyWorkspace } from '@novelrag/contracts';
 import type { ToolContext } from '@novelrag/tool-kit';
-import type { ResourceClient } from '../resources/resource-client';
+import type { ResourceService } from '@novelrag/resource-client';
 import { json } from './views';
 
 const LABELS = {
@@ -30,7 +30,7 @@ function labelsFor(lang?: string) {
  * no longer resolve are left out.
  */
 export async function loadWorkspace(
-  resources: ResourceClient,
+  resources: Pick<ResourceService, 'segments'>,
   ctx: ToolContext,
   signal: AbortSignal,
   extraUris: readonly string[] = [],

@@ -9,7 +9,6 @@ import {
   ApplyReply,
   InteractionRequest,
   MicroServiceNames,
-  ResourceSubjects,
   type ResourceOperation,
   SCHEMA_VERSION,
   type ServiceName,
@@ -21,7 +20,7 @@ import {
 import { uniqueName } from '@novelrag/testkit';
 import type { z } from 'zod';
 import { ToolLlm } from '../prompts/tool-llm';
-import { ResourceClient } from '../resources/resource-client';
+import { NatsResourceService } from '@novelrag/resource-client';
 import { builtinTools } from '../tools/builtin-tools';
 import { ROOT, type StartedProcess, startProcess } from './processes';
 
@@ -137,7 +136,7 @@ export class SwitchableChatModel implements ChatModel {
 
 /** Writes operations directly (seed data of a test, not through a tool). */
 export function applyOperations(nc: NatsConnection, operations: ResourceOperation[]): Promise<ApplyReply> {
-  return resources(nc, ResourceSubjects.apply, { operations }, ApplyReply);
+  return resources(nc, Subjects.resources.apply, { operations }, ApplyReply);
 }
 
 /** The built-in tools (or the named ones) hosted in this process with the given model, as the runner hosts them. */
@@ -147,7 +146,7 @@ export async function hostBuiltinTools(
   options: { readonly instanceId: string; readonly random: () => number; readonly only?: readonly string[] },
 ): Promise<ToolHost> {
   const tools = builtinTools({
-    resources: new ResourceClient(nc, 10_000),
+    resources: new NatsResourceService(nc, { timeoutMs: 10_000 }),
     llm: new ToolLlm(model, new NunjucksPromptRenderer({ root: findTemplatesRoot() })),
     random: options.random,
   }).filter((t) => options.only === undefined || options.only.includes(t.name));

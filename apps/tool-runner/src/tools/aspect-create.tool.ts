@@ -1,4 +1,5 @@
 import { toolError, toolResult } from '@novelrag/agenturn';
+import { findOrNull } from '@novelrag/resource-client';
 import { AspectName, ChildrenKey, type JsonObject } from '@novelrag/contracts';
 import type { HostedTool } from '@novelrag/tool-kit';
 import { z } from 'zod';
@@ -77,7 +78,7 @@ export function aspectCreateTool(deps: ToolDeps): HostedTool {
       }
       // A retry may follow a runner that died after creating it: its keyed write is then answered, not repeated.
       const firstAttempt = (ctx.invocation.attempt ?? 1) === 1;
-      if (firstAttempt && (await deps.resources.tryFind(`/${name}`, signal))) {
+      if (firstAttempt && (await findOrNull(deps.resources, `/${name}`, signal))) {
         return toolError(`aspect ${name} already exists`, 'ALREADY_EXISTS');
       }
       ctx.info(`initializing metadata of aspect ${name}`);
@@ -112,7 +113,7 @@ export function aspectCreateTool(deps: ToolDeps): HostedTool {
         },
         signal,
       );
-      const created = await deps.resources.find(`/${name}`, signal);
+      const created = await deps.resources.find({ uri: `/${name}` }, signal);
       ctx.info(`aspect ${name} created`);
       return toolResult(
         json(created.kind === 'aspect' ? aspectView(created.aspect, created.rootIds) : { name, metadata }),

@@ -7,7 +7,7 @@ import {
   type ElementInput,
   FindReply,
   OperationsListReply,
-  ResourceSubjects,
+  Subjects,
   UndoRedoReply,
 } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
@@ -73,7 +73,7 @@ describe('built-in tools against a real resource-service (scripted model)', () =
     model.current = scripted;
     return scripted;
   };
-  const find = (uri: string) => resources(nc, ResourceSubjects.find, { uri }, FindReply);
+  const find = (uri: string) => resources(nc, Subjects.resources.find, { uri }, FindReply);
 
   beforeAll(async () => {
     nats = await startNats({ privateServer: true });
@@ -83,7 +83,7 @@ describe('built-in tools against a real resource-service (scripted model)', () =
     // A place that already exists, for the cascade to update.
     await resources(
       nc,
-      ResourceSubjects.apply,
+      Subjects.resources.apply,
       {
         operations: [
           { type: 'aspect.create', name: 'location', childrenKeys: [], metadata: {} },
@@ -130,7 +130,7 @@ describe('built-in tools against a real resource-service (scripted model)', () =
     await expect(
       invokeTool(nc, toolInvocation('AspectCreateTool', { name: 'character', description: ['x'] })),
     ).resolves.toMatchObject({ type: 'error', error: { code: 'ALREADY_EXISTS' } });
-    const history = await resources(nc, ResourceSubjects.operations, { limit: 1 }, OperationsListReply);
+    const history = await resources(nc, Subjects.resources.operations, { limit: 1 }, OperationsListReply);
     expect(history.entries[0]).toMatchObject({ stack: 'undo', group: invocation.invocationId });
   });
 
@@ -252,17 +252,17 @@ describe('built-in tools against a real resource-service (scripted model)', () =
         relationships: { '/character/yu_gui': ['home of'] },
       },
     });
-    const backlog = await resources(nc, ResourceSubjects.backlogList, {}, BacklogListReply);
+    const backlog = await resources(nc, Subjects.resources.backlogList, {}, BacklogListReply);
     expect(backlog.entries).toEqual([
       expect.objectContaining({ priority: 8, content: expect.objectContaining({ aspect_hint: 'faction' }) }),
     ]);
 
     // Every write of the invocation is one undo group: one undo removes all of it.
-    const undo = await resources(nc, ResourceSubjects.undo, {}, UndoRedoReply);
+    const undo = await resources(nc, Subjects.resources.undo, {}, UndoRedoReply);
     expect(undo).toMatchObject({ status: 'applied', action: 'undo' });
     expect(undo.status === 'applied' && undo.count).toBe(4);
     await expect(
-      resources(nc, ResourceSubjects.find, { uri: '/character/yu_gui' }, FindReply),
+      resources(nc, Subjects.resources.find, { uri: '/character/yu_gui' }, FindReply),
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
@@ -270,7 +270,7 @@ describe('built-in tools against a real resource-service (scripted model)', () =
     expect(peak.kind === 'element' && peak.element.properties).toEqual({ name: 'Azure Peak' });
     expect(peak.kind === 'element' && peak.element.relationships).toEqual({});
     // Bring the write back for the next tests.
-    await expect(resources(nc, ResourceSubjects.redo, {}, UndoRedoReply)).resolves.toMatchObject({
+    await expect(resources(nc, Subjects.resources.redo, {}, UndoRedoReply)).resolves.toMatchObject({
       status: 'applied',
     });
   });
@@ -289,7 +289,7 @@ describe('built-in tools against a real resource-service (scripted model)', () =
         },
       ]),
     );
-    const before = await resources(nc, ResourceSubjects.operations, { limit: 100 }, OperationsListReply);
+    const before = await resources(nc, Subjects.resources.operations, { limit: 100 }, OperationsListReply);
     const output = await invokeTool(
       nc,
       toolInvocation(
@@ -304,11 +304,11 @@ describe('built-in tools against a real resource-service (scripted model)', () =
     scripted.assertDone();
     expect(interactions.requests).toHaveLength(1);
     await expect(
-      resources(nc, ResourceSubjects.find, { uri: '/character/lin_wu' }, FindReply),
+      resources(nc, Subjects.resources.find, { uri: '/character/lin_wu' }, FindReply),
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
-    const after = await resources(nc, ResourceSubjects.operations, { limit: 100 }, OperationsListReply);
+    const after = await resources(nc, Subjects.resources.operations, { limit: 100 }, OperationsListReply);
     expect(after.entries).toEqual(before.entries);
   });
 
@@ -348,7 +348,7 @@ describe('built-in tools against a real resource-service (scripted model)', () =
     ]);
     await resources(
       nc,
-      ResourceSubjects.apply,
+      Subjects.resources.apply,
       {
         operations: [insertAt('/character', 1, { id: 'shen_he', properties: { name: '沈鹤' } })],
       },
@@ -369,7 +369,7 @@ describe('built-in tools against a real resource-service (scripted model)', () =
     expect(shen.kind === 'element' && shen.element.relationships).toEqual({
       '/character/yu_gui': ['rival of'],
     });
-    const undo = await resources(nc, ResourceSubjects.undo, {}, UndoRedoReply);
+    const undo = await resources(nc, Subjects.resources.undo, {}, UndoRedoReply);
     expect(undo.status === 'applied' && undo.count).toBe(2);
     const yu = await find('/character/yu_gui');
     expect(yu.kind === 'element' && yu.element.relationships['/character/shen_he']).toBeUndefined();

@@ -1,4 +1,5 @@
 import { type ToolOutput, toolError, toolResult } from '@novelrag/agenturn';
+import { findOrNull } from '@novelrag/resource-client';
 import { type FindReply, type JsonObject, type ResourceOperation, isResourceUri } from '@novelrag/contracts';
 import type { HostedTool, ToolContext } from '@novelrag/tool-kit';
 import { z } from 'zod';
@@ -75,12 +76,12 @@ async function loadSides(
   { sourceUri, targetUri }: RelationRequest,
   signal: AbortSignal,
 ): Promise<{ readonly source: Side; readonly target: Side } | ToolOutput> {
-  const sourceFound = await deps.resources.tryFind(sourceUri, signal);
+  const sourceFound = await findOrNull(deps.resources, sourceUri, signal);
   if (sourceFound?.kind !== 'element') {
     ctx.error(`source ${sourceUri} is not an existing element`);
     return toolError(`source ${sourceUri} is not an existing element`, 'NOT_FOUND');
   }
-  const targetFound = await deps.resources.tryFind(targetUri, signal);
+  const targetFound = await findOrNull(deps.resources, targetUri, signal);
   if (!targetFound) {
     ctx.error(`target ${targetUri} does not exist`);
     return toolError(`target ${targetUri} does not exist`, 'NOT_FOUND');

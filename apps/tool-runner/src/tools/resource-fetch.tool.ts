@@ -1,4 +1,5 @@
 import { toolError, toolResult } from '@novelrag/agenturn';
+import { findOrNull } from '@novelrag/resource-client';
 import { isResourceUri } from '@novelrag/contracts';
 import type { HostedTool } from '@novelrag/tool-kit';
 import { findView, json } from '../prompts/views';
@@ -29,7 +30,7 @@ export function resourceFetchTool(deps: ToolDeps): HostedTool {
         ctx.error(`invalid resource URI: ${uri}`);
         return toolError(`"${uri}" is not a valid resource URI`, 'INVALID_URI');
       }
-      const found = await deps.resources.tryFind(uri, signal);
+      const found = await findOrNull(deps.resources, uri, signal);
       if (!found) {
         ctx.error(`resource not found: ${uri}`);
         return toolError(`resource ${uri} does not exist`, 'NOT_FOUND');

@@ -1,11 +1,11 @@
 import type { WriteOrigin } from '@novelrag/contracts';
 import type { ToolContext } from '@novelrag/tool-kit';
 import type { ToolLlm } from '../prompts/tool-llm';
-import type { ResourceClient } from '../resources/resource-client';
+import type { ResourceService } from '@novelrag/resource-client';
 
 /** What the built-in tools need: the resource-service, the model, and a random source (injected for tests). */
 export interface ToolDeps {
-  readonly resources: ResourceClient;
+  readonly resources: ResourceService;
   readonly llm: ToolLlm;
   /** Uniform in [0, 1). */
   readonly random: () => number;

@@ -1,4 +1,4 @@
-import type { ResourceRepository, ResourceStore } from '../../domain';
+import type { ResourceRepository, ResourceStore } from '@novelrag/repository';
 
 /** One store under test, over its own fresh, empty data. */
 export interface StoreHarness {

@@ -1,5 +1,5 @@
 /// <reference types="jest" />
-import { embeddingText } from '../../domain';
+import { embeddingText } from '@novelrag/repository';
 import type { ContractContext } from './context';
 import { contractEmbedder, makeAspect, makeItem, makeRecord, NASTY_ID, normalised } from './fixtures';
 

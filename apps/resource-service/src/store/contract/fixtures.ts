@@ -7,7 +7,7 @@ import {
   type ResourceRepository,
   type StoreState,
   type UpsertItem,
-} from '../../domain';
+} from '@novelrag/repository';
 
 /** Every store under the contract is created with this vector size (the suite's embedder produces it). */
 export const STORE_CONTRACT_DIMENSIONS = 32;

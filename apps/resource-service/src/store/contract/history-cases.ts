@@ -4,7 +4,7 @@ import {
   ResourceRepository,
   type ResourceStore,
   type ReversibleAction,
-} from '../../domain';
+} from '@novelrag/repository';
 import type { ContractContext } from './context';
 import { contractEmbedder, root } from './fixtures';
 import { expectPersisted } from './repository-cases';

@@ -1,5 +1,5 @@
 /// <reference types="jest" />
-import { contentHash, isResourceError, type ResourceRepository } from '../../domain';
+import { contentHash, isResourceError, type ResourceRepository } from '@novelrag/repository';
 import type { ContractContext } from './context';
 import { normalised, root } from './fixtures';
 

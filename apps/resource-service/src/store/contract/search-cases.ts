@@ -1,5 +1,5 @@
 /// <reference types="jest" />
-import { InMemoryResourceStore, type SegmentsRequest } from '../../domain';
+import { InMemoryResourceStore, type SegmentsRequest } from '@novelrag/repository';
 import type { ContractContext } from './context';
 import { contractEmbedder, NASTY_ID, root, seedCorpus } from './fixtures';
 

@@ -1,7 +1,7 @@
 /// <reference types="jest" />
 // The shared ResourceStore contract (STYLE practice 8): every store (in-memory reference, LanceDB, Qdrant) runs
 // this one suite. It is a test helper, not runtime code: only *.spec.ts files import it.
-import { ResourceRepository, type ResourceStore } from '../../domain';
+import { ResourceRepository, type ResourceStore } from '@novelrag/repository';
 import type { ContractContext, StoreContractFactory, StoreHarness } from './context';
 import { registerDirectCases } from './direct-cases';
 import { contractEmbedder } from './fixtures';

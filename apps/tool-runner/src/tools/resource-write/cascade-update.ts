@@ -1,4 +1,5 @@
 import { isAgenturnError } from '@novelrag/agenturn';
+import { findOrNull } from '@novelrag/resource-client';
 import { type ResourceOperation, isResourceUri } from '@novelrag/contracts';
 import type { ToolContext } from '@novelrag/tool-kit';
 import { findView, json } from '../../prompts/views';
@@ -123,8 +124,8 @@ async function relationUpdate(
   }
   if (source === '/' || target === '/') return false;
   const [from, to] = await Promise.all([
-    deps.resources.tryFind(source, signal),
-    deps.resources.tryFind(target, signal),
+    findOrNull(deps.resources, source, signal),
+    findOrNull(deps.resources, target, signal),
   ]);
   if (!from || !to) {
     ctx.warning(`relation update skipped: ${!from ? source : target} does not exist`);

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ScriptedChatModel } from '@novelrag/agenturn/testing';
-import { ApplyReply, FindReply, OperationsListReply, ResourceSubjects } from '@novelrag/contracts';
+import { ApplyReply, FindReply, OperationsListReply, Subjects } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import type { ToolHost } from '@novelrag/tool-kit';
 import {
@@ -91,7 +91,7 @@ describe('write tools retried after a write that an earlier attempt applied', ()
     // The first attempt's write, with the key the tool derives for its main write.
     await resources(
       nc,
-      ResourceSubjects.apply,
+      Subjects.resources.apply,
       {
         operations: [
           {
@@ -121,9 +121,9 @@ describe('write tools retried after a write that an earlier attempt applied', ()
     expect(summaryPrompt).toContain('FIRST-ATTEMPT');
     expect(summaryPrompt).not.toContain('SECOND-ATTEMPT');
     // The repository holds the first attempt's element, once.
-    const yu = await resources(nc, ResourceSubjects.find, { uri: '/character/yu_gui' }, FindReply);
+    const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_gui' }, FindReply);
     expect(yu).toMatchObject({ element: { properties: { appearance: 'FIRST-ATTEMPT: ash-grey eyes.' } } });
-    const history = await resources(nc, ResourceSubjects.operations, { limit: 20 }, OperationsListReply);
+    const history = await resources(nc, Subjects.resources.operations, { limit: 20 }, OperationsListReply);
     expect(history.entries.filter((e) => e.group === invocation.invocationId)).toHaveLength(1);
   });
 
@@ -150,7 +150,7 @@ describe('write tools retried after a write that an earlier attempt applied', ()
     // The first attempt's write (the lists were empty before it).
     await resources(
       nc,
-      ResourceSubjects.apply,
+      Subjects.resources.apply,
       {
         operations: [
           {
@@ -183,7 +183,7 @@ describe('write tools retried after a write that an earlier attempt applied', ()
     const summaryPrompt = JSON.stringify(retry.calls.at(-1)?.messages);
     expect(summaryPrompt).toContain('FIRST sister');
     expect(summaryPrompt).not.toContain('SECOND sister');
-    const yu = await resources(nc, ResourceSubjects.find, { uri: '/character/yu_gui' }, FindReply);
+    const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_gui' }, FindReply);
     expect(yu).toMatchObject({ element: { relationships: { '/character/lin': ['FIRST sister'] } } });
   });
 });

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { FindReply, ResourceSubjects } from '@novelrag/contracts';
+import { FindReply, Subjects } from '@novelrag/contracts';
 import { OpenAIChatModel } from '@novelrag/llm';
 import { FakeOpenAIServer, startNats, type NatsServerHandle } from '@novelrag/testkit';
 import type { ToolHost } from '@novelrag/tool-kit';
@@ -133,7 +133,7 @@ describe('ResourceWriteTool through the real OpenAI SDK (model faked at the HTTP
     expect(retryMessages.map((m) => m.content).join('\n')).toContain('id is required');
 
     await expect(
-      resources(nc, ResourceSubjects.find, { uri: '/character/yu_gui' }, FindReply),
+      resources(nc, Subjects.resources.find, { uri: '/character/yu_gui' }, FindReply),
     ).resolves.toMatchObject({ element: { properties: { name: '余归', look: 'ash-grey eyes' } } });
   });
 });

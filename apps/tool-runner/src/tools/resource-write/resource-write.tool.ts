@@ -22,7 +22,7 @@ function confirmText(ctx: ToolContext, operations: ResourceOperation[]): string 
 }
 
 async function childrenKeysOf(deps: ToolDeps, signal: AbortSignal): Promise<ChildrenKeysOf> {
-  const root = await deps.resources.find('/', signal);
+  const root = await deps.resources.find({ uri: '/' }, signal);
   const keys = new Map<string, readonly string[]>();
   if (root.kind === 'root') for (const aspect of root.aspects) keys.set(aspect.name, aspect.childrenKeys);
   return (uri) => keys.get(uri.split('/')[1] ?? '') ?? [];

@@ -12,7 +12,7 @@ import {
   ResourceError,
   canonicalJson,
   dumped,
-} from '../domain';
+} from '@novelrag/repository';
 import { inputFromDumped, toAction, wireAspect } from './wire';
 
 /** Backlog content is a JSON object on the wire and canonical JSON text in the domain (so duplicates merge). */

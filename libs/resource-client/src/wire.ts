@@ -16,7 +16,7 @@ import {
   type SegmentData,
   aspectOf,
   lastSegment,
-} from '../domain';
+} from '@novelrag/repository';
 
 // The wire format (camelCase, `type`-discriminated, ARCHITECTURE §3) and the domain format (the original NovelRAG
 // JSON the LLM writes: `target`, `resource_uri`, inline children) meet here and only here.

@@ -1,0 +1,18 @@
+// The resource-service as other processes use it: the ResourceService port, its NATS client and the repository
+// behind it in process (what the resource-service serves, and its in-memory twin for tests).
+export type { ResourceService, ResourceMethod } from './resource-service.port';
+export { RESOURCE_CALLS, parseRequest, replySchema, type RequestOf, type ReplyOf } from './calls';
+export {
+  NatsResourceService,
+  DEFAULT_RESOURCE_TIMEOUT_MS,
+  type NatsResourceServiceOptions,
+} from './nats-resource-service';
+export { RepositoryResourceService } from './repository-resource-service';
+export {
+  openInMemoryResourceService,
+  type InMemoryResourceServiceOptions,
+  type ResourceSeed,
+} from './in-memory-resource-service';
+export { asBusError } from './errors';
+export { dumpedFromInput, inputFromDumped } from './wire';
+export { findOrNull } from './find-or-null';
