@@ -5,6 +5,7 @@
 //   --stores memory,lancedb   which stores (default both)
 //   --misses                  also list the questions whose answer was not in the top 10, with what came back
 //   --json <file>             write the figures as JSON too
+//   --tune                    search the fusion weights on the questions (in-memory store), with a 2-fold cross-validation
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -49,24 +50,34 @@ for (const name of stores) {
     process.exit(2);
   }
   try {
-    const repo = await domain.ResourceRepository.open(store, embedder);
-    await evaluation.seedWorld(repo, world);
-    const results = await evaluation.askAll(repo, questions);
-    const report = evaluation.report(results);
+    const report = evaluation.report(await evaluation.evaluate(store, embedder, dir));
     out[name] = report;
     console.log(`\n${evaluation.formatReport(`${name} (${questions.length} questions)`, report)}`);
     if (argv.includes('--misses')) {
       for (const miss of report.misses) {
-        console.log(
-          `  miss [${miss.question.kind}/${miss.question.lang}] ${miss.question.q} → ${miss.top.slice(0, 3).join(', ')}`,
-        );
+        const { kind, lang, q } = miss.question;
+        console.log(`  miss [${kind}/${lang}] ${q} → ${miss.top.slice(0, 3).join(', ')}`);
       }
     }
-    await repo.close();
   } finally {
-    await store.close();
     if (temp) rmSync(temp, { recursive: true, force: true });
   }
+}
+if (argv.includes('--tune')) {
+  const tune = dist('eval/tune-fusion.js');
+  const store = new domain.InMemoryResourceStore();
+  const repo = await domain.ResourceRepository.open(store, embedder);
+  await evaluation.seedWorld(repo, world);
+  const records = new Map(repo.snapshot().records.map((record) => [record.uri, record]));
+  const prepared = await tune.prepareQuestions(store, embedder, records, questions);
+  const outcome = tune.tuneFusion(prepared);
+  const fmt = (s) => `recall@10 ${s.recallAt10.toFixed(2)}, MRR ${s.mrr.toFixed(2)}`;
+  console.log(`\nTuned weights: ${JSON.stringify(outcome.weights)}`);
+  console.log(`  with them:        ${fmt(outcome.chosen)} (current weights: ${fmt(outcome.current)})`);
+  console.log(
+    `  cross-validated:  ${fmt(outcome.crossValidated)} (two folds, each half scored with weights chosen on the other)`,
+  );
+  await repo.close();
 }
 const json = arg('json');
 if (json) writeFileSync(json, `${JSON.stringify(out, null, 2)}\n`);

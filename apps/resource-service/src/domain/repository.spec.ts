@@ -1,9 +1,9 @@
 import { isResourceError, type ResourceError } from './errors';
 import { InMemoryResourceStore } from './in-memory-store';
 import { LocalEmbedder } from './local-embedder';
-import { contentHash } from './model';
 import { type ChangeEvent, ResourceRepository } from './repository';
 import type { Embedder, UpsertItem } from './store.port';
+import { SearchEntries } from './text';
 
 class CountingEmbedder implements Embedder {
   private readonly inner = new LocalEmbedder(32);
@@ -78,7 +78,9 @@ function expectStoreMatchesTree(store: InMemoryResourceStore, repo: ResourceRepo
   expect(state.aspects).toEqual(snapshot.aspects);
   const byUri = (a: { uri: string }, b: { uri: string }) => a.uri.localeCompare(b.uri);
   expect(state.records.map((stored) => stored.record).sort(byUri)).toEqual([...snapshot.records].sort(byUri));
-  for (const stored of state.records) expect(stored.hash).toBe(contentHash(stored.record));
+  const entries = new SearchEntries(snapshot.records);
+  const lookup = (uri: string) => snapshot.records.find((record) => record.uri === uri);
+  for (const stored of state.records) expect(stored.hash).toBe(entries.entryOf(stored.record, lookup).hash);
 }
 
 describe('ResourceRepository: apply', () => {
@@ -195,25 +197,37 @@ describe('ResourceRepository: apply', () => {
     expect((await caught(repo.addAspect('character', {}))).code).toBe('ALREADY_EXISTS');
   });
 
-  it('re-embeds only records whose content hash changed', async () => {
+  it('re-embeds only records whose search text changed, neighbours that show a changed name included', async () => {
     const { store, repo, embedder } = await setup();
     const linVector = store.vectorOf('/character/lin');
+    // A relationship is part of the search text at both ends (labels and the other end's name).
     await repo.updateRelationships('/character/lin', '/character/yu_gui', ['friend']);
-    expect(embedder.texts).toBe(0);
+    expect(embedder.calls).toEqual([
+      [expect.stringContaining('friend: 余归'), expect.stringContaining('friend of Lin')],
+    ]);
     expect(
       store.exportState().records.find((stored) => stored.record.uri === '/character/lin')?.record
         .relationships,
     ).toEqual({
       '/character/yu_gui': ['friend'],
     });
-    expect(store.vectorOf('/character/lin')).toEqual(linVector);
+    const related = store.vectorOf('/character/lin');
+    expect(related).not.toEqual(linVector);
 
+    embedder.calls.length = 0;
     await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { name: 'Lin' } }]);
     expect(embedder.texts).toBe(0);
+    expect(store.vectorOf('/character/lin')).toEqual(related);
 
     await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { name: 'Lin Mo' } }]);
-    expect(embedder.calls).toEqual([[expect.stringContaining('Lin Mo')]]);
-    expect(store.vectorOf('/character/lin')).not.toEqual(linVector);
+    expect(embedder.calls).toEqual([
+      [expect.stringMatching(/^Lin Mo\n/), expect.stringContaining('friend of Lin Mo')],
+    ]);
+    expect(store.vectorOf('/character/lin')).not.toEqual(related);
+
+    embedder.calls.length = 0;
+    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 40 } }]);
+    expect(embedder.calls).toEqual([[expect.stringContaining('age: 40')]]);
 
     embedder.calls.length = 0;
     await repo.apply([
@@ -221,11 +235,17 @@ describe('ResourceRepository: apply', () => {
         target: 'resource',
         location: { resource_uri: '/outline/chapter_1', children_key: 'scenes' },
         start: 1,
-        data: [{ id: 's2' }],
+        data: [{ id: 's2', title: 'Night' }],
       },
     ]);
-    // the new child is embedded; the parent's children list changed but its content did not
-    expect(embedder.calls).toEqual([[expect.stringContaining('/outline/chapter_1/s2')]]);
+    // the new child is embedded, and its parent, whose text lists its children's names
+    expect(embedder.calls).toEqual([
+      expect.arrayContaining([
+        expect.stringMatching(/^Night\n/),
+        expect.stringContaining('scenes: s1, Night'),
+      ]),
+    ]);
+    expect(embedder.texts).toBe(2);
   });
 
   it('keeps a write whose records failed after its commit point, and finishes it in the store before the next write', async () => {
@@ -379,6 +399,7 @@ describe('ResourceRepository: apply', () => {
 describe('ResourceRepository: persistence', () => {
   it('loads a previous state into a new repository without re-embedding, undo and backlog included', async () => {
     const { store, repo } = await setup();
+    const unrelated = store.vectorOf('/character/lin');
     await repo.updateRelationships('/character/lin', '/character/yu_gui', ['friend']);
     await repo.addBacklog('introduce the Azure Sect', 7);
     const snapshot = repo.snapshot();
@@ -396,7 +417,8 @@ describe('ResourceRepository: persistence', () => {
     const undone = await reopened.undo();
     expect(undone).toMatchObject({ performed: true, count: 1 });
     expect((await reopened.search('余归', { limit: 1 }))[0]?.uri).toBe('/character/yu_gui');
-    expect(reopenedStore.vectorOf('/character/lin')).toEqual(store.vectorOf('/character/lin'));
+    // the undo re-indexed both ends of the relationship (it is part of their search text)
+    expect(reopenedStore.vectorOf('/character/lin')).toEqual(unrelated);
     expect(reopened.find('/character/lin')).toMatchObject({ record: { relationships: {} } });
   });
 
@@ -411,7 +433,7 @@ describe('ResourceRepository: persistence', () => {
     });
     const embedder = new CountingEmbedder();
     const repo = await ResourceRepository.open(dirty, embedder);
-    expect(embedder.calls).toEqual([[expect.stringContaining('/character/lin')]]);
+    expect(embedder.calls).toEqual([['Lin']]);
     expect(dirty.vectorOf('/character/ghost')).toBeUndefined();
     expectStoreMatchesTree(dirty, repo);
   });

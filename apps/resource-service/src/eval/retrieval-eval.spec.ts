@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import { InMemoryResourceStore, LocalEmbedder, ResourceRepository } from '../domain';
 import {
   askAll,
+  belowFloors,
+  evaluate,
   defaultEvalDir,
   loadQuestions,
   loadWorld,
@@ -42,5 +44,12 @@ describe('retrieval evaluation fixtures', () => {
     expect(results.every((r) => r.top.length === 10)).toBe(true);
     expect(report(results).overall.count).toBe(5);
     await repo.close();
+  });
+});
+
+describe('retrieval evaluation floors (in-memory store, offline embedder)', () => {
+  it('keeps recall@10 >= 0.9 overall and >= 0.8 in every kind and language, MRR >= 0.8', async () => {
+    const results = await evaluate(new InMemoryResourceStore(), new LocalEmbedder(256), dir);
+    expect(belowFloors(report(results))).toEqual([]);
   });
 });

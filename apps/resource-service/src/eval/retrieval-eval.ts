@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DumpedElement, type ResourceRepository } from '../domain';
+import { DumpedElement, type Embedder, ResourceRepository, type ResourceStore } from '../domain';
 
 /**
  * The retrieval evaluation: a bilingual fixture world (data files, one per aspect) and questions a writer would ask
@@ -154,4 +154,33 @@ export function formatReport(title: string, r: Report): string {
     ...Object.entries(r.byLang).map(([k, s]) => row(k, s)),
     row('**overall**', r.overall),
   ].join('\n');
+}
+
+/** The floors CI holds (the issue's targets): recall@10 overall and in every kind and language, MRR overall. */
+export const FLOORS = { overallRecallAt10: 0.9, groupRecallAt10: 0.8, overallMrr: 0.8 } as const;
+
+/** The groups (and overall) under their floor, as readable lines; empty when every floor holds. */
+export function belowFloors(r: Report): string[] {
+  const out: string[] = [];
+  if (r.overall.recallAt10 < FLOORS.overallRecallAt10) out.push(`overall recall@10 ${r.overall.recallAt10}`);
+  if (r.overall.mrr < FLOORS.overallMrr) out.push(`overall MRR ${r.overall.mrr}`);
+  for (const [name, s] of [...Object.entries(r.byKind), ...Object.entries(r.byLang)]) {
+    if (s.recallAt10 < FLOORS.groupRecallAt10) out.push(`${name} recall@10 ${s.recallAt10}`);
+  }
+  return out;
+}
+
+/** Loads the world of `dir` into a repository over `store` (which it closes), asks every question, reports. */
+export async function evaluate(
+  store: ResourceStore,
+  embedder: Embedder,
+  dir: string,
+): Promise<QuestionResult[]> {
+  const repo = await ResourceRepository.open(store, embedder);
+  try {
+    await seedWorld(repo, loadWorld(dir));
+    return await askAll(repo, loadQuestions(dir));
+  } finally {
+    await repo.close();
+  }
 }

@@ -1,4 +1,4 @@
-import { contentHash, embeddingText, type ElementRecord } from '../domain';
+import { contentHash, documentTerms, embeddingText, type ElementRecord, prefixedTerms } from '../domain';
 import {
   aspectFilter,
   DENSE,
@@ -40,7 +40,7 @@ describe('Qdrant payload mapping', () => {
 
   it('builds the point: UUIDv5 id, dense and sparse named vectors', () => {
     const point = elementPoint(item);
-    const sparse = sparseVector(item.text);
+    const sparse = sparseVector(prefixedTerms(documentTerms(item.record, item.text)));
     expect(point.id).toBe(pointIdOf(record.uri));
     expect(point.vector).toEqual({
       [DENSE]: [0.5, 0.5],
