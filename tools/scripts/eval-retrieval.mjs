@@ -35,7 +35,12 @@ const evaluation = dist('eval/retrieval-eval.js');
 const dir = evaluation.defaultEvalDir(root);
 const world = evaluation.loadWorld(dir);
 const questions = evaluation.loadQuestions(dir);
-const embedder = new domain.LocalEmbedder(256);
+// A configured embeddings model (NOVELRAG_EMBEDDING_MODEL, see docs/search.md) is used; else the offline fallback.
+const llm = require(path.join(root, 'libs/llm/dist/index.js'));
+const embedder = llm.createEmbedderFromEnv(llm.parseLlmEnv(process.env)) ?? new domain.LocalEmbedder(256);
+console.log(
+  `[novelrag] embedder: ${embedder.id}${embedder instanceof domain.LocalEmbedder ? ' (offline fallback)' : ''}`,
+);
 const out = {};
 for (const name of stores) {
   const temp = name === 'lancedb' ? mkdtempSync(path.join(tmpdir(), 'novelrag-eval-')) : undefined;

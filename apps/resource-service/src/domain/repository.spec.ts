@@ -72,13 +72,17 @@ async function caught(promise: Promise<unknown>): Promise<ResourceError> {
 }
 
 /** The store holds exactly the tree's records (with matching hashes) and aspects. */
-function expectStoreMatchesTree(store: InMemoryResourceStore, repo: ResourceRepository): void {
+function expectStoreMatchesTree(
+  store: InMemoryResourceStore,
+  repo: ResourceRepository,
+  embedderId?: string,
+): void {
   const state = store.exportState();
   const snapshot = repo.snapshot();
   expect(state.aspects).toEqual(snapshot.aspects);
   const byUri = (a: { uri: string }, b: { uri: string }) => a.uri.localeCompare(b.uri);
   expect(state.records.map((stored) => stored.record).sort(byUri)).toEqual([...snapshot.records].sort(byUri));
-  const entries = new SearchEntries(snapshot.records);
+  const entries = new SearchEntries(snapshot.records, embedderId);
   const lookup = (uri: string) => snapshot.records.find((record) => record.uri === uri);
   for (const stored of state.records) expect(stored.hash).toBe(entries.entryOf(stored.record, lookup).hash);
 }
@@ -420,6 +424,21 @@ describe('ResourceRepository: persistence', () => {
     // the undo re-indexed both ends of the relationship (it is part of their search text)
     expect(reopenedStore.vectorOf('/character/lin')).toEqual(unrelated);
     expect(reopened.find('/character/lin')).toMatchObject({ record: { relationships: {} } });
+  });
+
+  it('re-embeds every element on open when the embedding model changed (same vector size)', async () => {
+    const { store, repo } = await setup();
+    const count = repo.snapshot().records.length;
+    await repo.close();
+    const state = { state: store.exportState(), vectors: store.exportVectors() };
+    const same = new CountingEmbedder();
+    await ResourceRepository.open(new InMemoryResourceStore(state), same);
+    expect(same.texts).toBe(0);
+    const other = Object.assign(new CountingEmbedder(), { id: 'openai-compatible:another-model:32' });
+    const reopenedStore = new InMemoryResourceStore(state);
+    const reopened = await ResourceRepository.open(reopenedStore, other);
+    expect(other.texts).toBe(count);
+    expectStoreMatchesTree(reopenedStore, reopened, other.id);
   });
 
   it('deletes orphans and re-embeds records whose stored hash is stale on open', async () => {

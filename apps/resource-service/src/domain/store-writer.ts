@@ -29,7 +29,7 @@ export class StoreWriter {
     /** uri → search hash of the vector the store holds. */
     private readonly hashes: Map<string, string>,
   ) {
-    this.entries = new SearchEntries(tree.snapshot().records);
+    this.entries = new SearchEntries(tree.snapshot().records, embedder.id);
   }
 
   hashOf(uri: string): string | undefined {

@@ -124,6 +124,8 @@ export interface ResourceStore {
 /** Turns texts into vectors of a fixed dimension. Rejects on failure (network, quota). */
 export interface Embedder {
   readonly dimensions: number;
+  /** Which model makes the vectors: part of the search hash, so a model change re-embeds every element. */
+  readonly id?: string;
   /** One vector per text, in order. */
   embed(texts: readonly string[]): Promise<number[][]>;
 }

@@ -86,9 +86,12 @@ export function searchText(
   return lines.join('\n');
 }
 
-/** sha256 of the format version and the search text: a stored vector and index are current when it matches. */
-export function searchHash(text: string): string {
-  return createHash('sha256').update(`${SEARCH_FORMAT}\n${text}`).digest('hex');
+/**
+ * sha256 of the format version, the embedding model's id and the search text: a stored vector and index entry are
+ * current when it matches (a new format or model re-indexes every element).
+ */
+export function searchHash(text: string, embedderId = ''): string {
+  return createHash('sha256').update(`${SEARCH_FORMAT}\n${embedderId}\n${text}`).digest('hex');
 }
 
 /** The uris whose search text shows the name of `record` (its relationship sources are found by the caller). */

@@ -17,7 +17,11 @@ export class SearchEntries {
   private readonly outgoing = new Map<string, Relationships>();
   private readonly incoming = new Map<string, Map<string, string[]>>();
 
-  constructor(records: Iterable<ElementRecord>) {
+  /** `embedderId`: the id of the embedder the vectors come from (part of the search hash). */
+  constructor(
+    records: Iterable<ElementRecord>,
+    private readonly embedderId = '',
+  ) {
     for (const record of records) this.remember(record);
   }
 
@@ -55,7 +59,7 @@ export class SearchEntries {
     }
     incoming.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     const text = searchText(record, lookup, incoming);
-    return { text, hash: searchHash(text) };
+    return { text, hash: searchHash(text, this.embedderId) };
   }
 
   /** Elements outside `touched` whose search text the write changes: neighbours of renamed elements, relation ends. */

@@ -37,7 +37,7 @@ export function makeRecord(
 /** The search text and hash of records as the repository computes them (neighbours among `records` only). */
 export function searchEntry(record: ElementRecord, records: readonly ElementRecord[] = [record]) {
   const lookup = (uri: string) => records.find((candidate) => candidate.uri === uri);
-  return new SearchEntries(records).entryOf(record, lookup);
+  return new SearchEntries(records, contractEmbedder().id).entryOf(record, lookup);
 }
 
 /** An upsert item with the real hash/text (no neighbours) and the contract embedder's vector (or null). */
