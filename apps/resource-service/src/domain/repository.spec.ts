@@ -2,64 +2,14 @@ import { isResourceError, type ResourceError } from './errors';
 import { InMemoryResourceStore } from './in-memory-store';
 import { LocalEmbedder } from './local-embedder';
 import { type ChangeEvent, ResourceRepository } from './repository';
-import type { Embedder, UpsertItem } from './store.port';
-import { SearchEntries } from './text';
-
-class CountingEmbedder implements Embedder {
-  private readonly inner = new LocalEmbedder(32);
-  readonly dimensions = 32;
-  readonly calls: string[][] = [];
-  get texts(): number {
-    return this.calls.reduce((sum, call) => sum + call.length, 0);
-  }
-  embed(texts: readonly string[]): Promise<number[][]> {
-    this.calls.push([...texts]);
-    return this.inner.embed(texts);
-  }
-}
-
-class FlakyStore extends InMemoryResourceStore {
-  failUpserts = false;
-  failNextUndoSave = false;
-  override async upsert(items: readonly UpsertItem[]): Promise<void> {
-    if (this.failUpserts) throw new Error('disk full');
-    return super.upsert(items);
-  }
-  override async saveUndo(json: unknown): Promise<void> {
-    if (this.failNextUndoSave) {
-      this.failNextUndoSave = false;
-      throw new Error('disk full');
-    }
-    return super.saveUndo(json);
-  }
-}
-
-const root = (aspect: string) => ({ resource_uri: `/${aspect}`, children_key: null });
-
-async function setup() {
-  const store = new FlakyStore();
-  const embedder = new CountingEmbedder();
-  const repo = await ResourceRepository.open(store, embedder);
-  await repo.addAspect('character', { description: 'people' });
-  await repo.addAspect('outline', { children_keys: ['scenes'] });
-  await repo.apply([
-    {
-      target: 'resource',
-      location: root('character'),
-      data: [
-        { id: 'yu_gui', name: '余归', age: 17 },
-        { id: 'lin', name: 'Lin' },
-      ],
-    },
-    {
-      target: 'resource',
-      location: root('outline'),
-      data: [{ id: 'chapter_1', title: 'Start', scenes: [{ id: 's1' }] }],
-    },
-  ]);
-  embedder.calls.length = 0;
-  return { store, embedder, repo };
-}
+import type { Embedder } from './store.port';
+import {
+  CountingEmbedder,
+  expectStoreMatchesTree,
+  FlakyStore,
+  root,
+  setup,
+} from './testing/repository-fixtures';
 
 async function caught(promise: Promise<unknown>): Promise<ResourceError> {
   try {
@@ -69,22 +19,6 @@ async function caught(promise: Promise<unknown>): Promise<ResourceError> {
     throw err;
   }
   throw new Error('expected a ResourceError');
-}
-
-/** The store holds exactly the tree's records (with matching hashes) and aspects. */
-function expectStoreMatchesTree(
-  store: InMemoryResourceStore,
-  repo: ResourceRepository,
-  embedderId?: string,
-): void {
-  const state = store.exportState();
-  const snapshot = repo.snapshot();
-  expect(state.aspects).toEqual(snapshot.aspects);
-  const byUri = (a: { uri: string }, b: { uri: string }) => a.uri.localeCompare(b.uri);
-  expect(state.records.map((stored) => stored.record).sort(byUri)).toEqual([...snapshot.records].sort(byUri));
-  const entries = new SearchEntries(snapshot.records, embedderId);
-  const lookup = (uri: string) => snapshot.records.find((record) => record.uri === uri);
-  for (const stored of state.records) expect(stored.hash).toBe(entries.entryOf(stored.record, lookup).hash);
 }
 
 describe('ResourceRepository: apply', () => {
@@ -199,57 +133,6 @@ describe('ResourceRepository: apply', () => {
       'VALIDATION_FAILED',
     );
     expect((await caught(repo.addAspect('character', {}))).code).toBe('ALREADY_EXISTS');
-  });
-
-  it('re-embeds only records whose search text changed, neighbours that show a changed name included', async () => {
-    const { store, repo, embedder } = await setup();
-    const linVector = store.vectorOf('/character/lin');
-    // A relationship is part of the search text at both ends (labels and the other end's name).
-    await repo.updateRelationships('/character/lin', '/character/yu_gui', ['friend']);
-    expect(embedder.calls).toEqual([
-      [expect.stringContaining('friend: 余归'), expect.stringContaining('friend of Lin')],
-    ]);
-    expect(
-      store.exportState().records.find((stored) => stored.record.uri === '/character/lin')?.record
-        .relationships,
-    ).toEqual({
-      '/character/yu_gui': ['friend'],
-    });
-    const related = store.vectorOf('/character/lin');
-    expect(related).not.toEqual(linVector);
-
-    embedder.calls.length = 0;
-    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { name: 'Lin' } }]);
-    expect(embedder.texts).toBe(0);
-    expect(store.vectorOf('/character/lin')).toEqual(related);
-
-    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { name: 'Lin Mo' } }]);
-    expect(embedder.calls).toEqual([
-      [expect.stringMatching(/^Lin Mo\n/), expect.stringContaining('friend of Lin Mo')],
-    ]);
-    expect(store.vectorOf('/character/lin')).not.toEqual(related);
-
-    embedder.calls.length = 0;
-    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 40 } }]);
-    expect(embedder.calls).toEqual([[expect.stringContaining('age: 40')]]);
-
-    embedder.calls.length = 0;
-    await repo.apply([
-      {
-        target: 'resource',
-        location: { resource_uri: '/outline/chapter_1', children_key: 'scenes' },
-        start: 1,
-        data: [{ id: 's2', title: 'Night' }],
-      },
-    ]);
-    // the new child is embedded, and its parent, whose text lists its children's names
-    expect(embedder.calls).toEqual([
-      expect.arrayContaining([
-        expect.stringMatching(/^Night\n/),
-        expect.stringContaining('scenes: s1, Night'),
-      ]),
-    ]);
-    expect(embedder.texts).toBe(2);
   });
 
   it('keeps a write whose records failed after its commit point, and finishes it in the store before the next write', async () => {
@@ -424,21 +307,6 @@ describe('ResourceRepository: persistence', () => {
     // the undo re-indexed both ends of the relationship (it is part of their search text)
     expect(reopenedStore.vectorOf('/character/lin')).toEqual(unrelated);
     expect(reopened.find('/character/lin')).toMatchObject({ record: { relationships: {} } });
-  });
-
-  it('re-embeds every element on open when the embedding model changed (same vector size)', async () => {
-    const { store, repo } = await setup();
-    const count = repo.snapshot().records.length;
-    await repo.close();
-    const state = { state: store.exportState(), vectors: store.exportVectors() };
-    const same = new CountingEmbedder();
-    await ResourceRepository.open(new InMemoryResourceStore(state), same);
-    expect(same.texts).toBe(0);
-    const other = Object.assign(new CountingEmbedder(), { id: 'openai-compatible:another-model:32' });
-    const reopenedStore = new InMemoryResourceStore(state);
-    const reopened = await ResourceRepository.open(reopenedStore, other);
-    expect(other.texts).toBe(count);
-    expectStoreMatchesTree(reopenedStore, reopened, other.id);
   });
 
   it('deletes orphans and re-embeds records whose stored hash is stale on open', async () => {
