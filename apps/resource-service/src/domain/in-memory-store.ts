@@ -128,7 +128,7 @@ export class InMemoryResourceStore implements ResourceStore {
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
     this.assertOpen();
-    const records = new Map([...this.rows].map(([uri, row]) => [uri, row.record]));
+    const records = { get: (uri: string) => this.rows.get(uri)?.record };
     return fuse(request.text, this.rankSides(request), records, request.limit, this.fusionWeights);
   }
 

@@ -5,7 +5,8 @@
 export class Bm25Index {
   private readonly docs = new Map<string, Map<string, number>>();
   private readonly lengths = new Map<string, number>();
-  private readonly df = new Map<string, number>();
+  /** term → ids of the documents holding it (its size is the document frequency). */
+  private readonly postings = new Map<string, Set<string>>();
   private totalLength = 0;
 
   set(id: string, terms: readonly string[]): void {
@@ -15,7 +16,11 @@ export class Bm25Index {
     this.docs.set(id, tf);
     this.lengths.set(id, terms.length);
     this.totalLength += terms.length;
-    for (const term of tf.keys()) this.df.set(term, (this.df.get(term) ?? 0) + 1);
+    for (const term of tf.keys()) {
+      const ids = this.postings.get(term) ?? new Set<string>();
+      ids.add(id);
+      this.postings.set(term, ids);
+    }
   }
 
   delete(id: string): void {
@@ -25,9 +30,9 @@ export class Bm25Index {
     this.totalLength -= this.lengths.get(id) ?? 0;
     this.lengths.delete(id);
     for (const term of tf.keys()) {
-      const n = (this.df.get(term) ?? 1) - 1;
-      if (n === 0) this.df.delete(term);
-      else this.df.set(term, n);
+      const ids = this.postings.get(term);
+      ids?.delete(id);
+      if (ids?.size === 0) this.postings.delete(term);
     }
   }
 
@@ -37,13 +42,16 @@ export class Bm25Index {
     if (n === 0) return [];
     const avg = this.totalLength / n || 1;
     const weights = [...new Set(terms)].flatMap((term) => {
-      const df = this.df.get(term) ?? 0;
+      const df = this.postings.get(term)?.size ?? 0;
       return df === 0 ? [] : [{ term, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) }];
     });
     if (weights.length === 0) return [];
+    const candidates = new Set<string>();
+    for (const { term } of weights) for (const id of this.postings.get(term) ?? []) candidates.add(id);
     const scored: { id: string; score: number }[] = [];
-    for (const [id, tf] of this.docs) {
-      if (!accept(id)) continue;
+    for (const id of candidates) {
+      const tf = this.docs.get(id);
+      if (!tf || !accept(id)) continue;
       const norm = 1.2 * (1 - 0.75 + (0.75 * (this.lengths.get(id) ?? 0)) / avg);
       let score = 0;
       for (const { term, idf } of weights) {

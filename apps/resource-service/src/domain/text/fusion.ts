@@ -93,11 +93,16 @@ export function fuseWith(
     .slice(0, Math.max(0, limit));
 }
 
+/** Looks a candidate's record up (a Map does). */
+export interface RecordSource {
+  get(uri: string): ElementRecord | undefined;
+}
+
 /** The fused ranking of a query: `fuseWith` with the name matches of `records` (which holds every candidate). */
 export function fuse(
   query: string,
   sides: HybridSides,
-  records: ReadonlyMap<string, ElementRecord>,
+  records: RecordSource,
   limit: number,
   weights: FusionWeights = FUSION_WEIGHTS,
 ): SearchHit[] {

@@ -27,4 +27,4 @@ export type { DocumentTerms, IncomingRelation } from './document';
 export { SearchEntries } from './search-entries';
 export type { Touched } from './search-entries';
 export { candidateLimit, FUSION_WEIGHTS, fuse, fuseWith, nameMatch, queryTerms } from './fusion';
-export type { FusionWeights, HybridSides, NameMatch } from './fusion';
+export type { FusionWeights, HybridSides, NameMatch, RecordSource } from './fusion';
