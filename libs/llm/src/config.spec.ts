@@ -77,6 +77,22 @@ describe('LLM env config', () => {
     expect(createEmbedderFromEnv(env)).toBeNull();
   });
 
+  it('uses a separate embeddings server when one is configured, and names the model in the embedder id', () => {
+    const own = parseLlmEnv({
+      NOVELRAG_EMBEDDING_BASE_URL: 'http://embeddings.local:8080/v1',
+      NOVELRAG_EMBEDDING_MODEL: 'bge-m3',
+      NOVELRAG_EMBEDDING_DIMENSIONS: '1024',
+    });
+    expect(createChatModelFromEnv(own)).toBeNull();
+    expect(createEmbedderFromEnv(own)?.id).toBe('openai-compatible:bge-m3:1024');
+    const shared = parseLlmEnv({ OPENAI_API_KEY: 'k', NOVELRAG_EMBEDDING_MODEL: 'text-embedding-3-small' });
+    expect(createEmbedderFromEnv(shared)?.id).toBe('openai-compatible:text-embedding-3-small:1536');
+    expect(createEmbedderFromEnv(parseLlmEnv({ NOVELRAG_EMBEDDING_MODEL: 'bge-m3' }))).toBeNull();
+    expect(() => parseLlmEnv({ NOVELRAG_EMBEDDING_BASE_URL: 'not a url' })).toThrow(
+      /NOVELRAG_EMBEDDING_BASE_URL/,
+    );
+  });
+
   it('knows the size of OpenAI embedding models and requires it for others', () => {
     expect(
       createEmbedderFromEnv(

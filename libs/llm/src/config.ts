@@ -58,6 +58,14 @@ export const LlmEnv = z.object({
   NOVELRAG_EMBEDDING_DIMENSIONS: positiveInt.describe(
     'Vector size of `NOVELRAG_EMBEDDING_MODEL`; required for models whose size is not known.',
   ),
+  NOVELRAG_EMBEDDING_BASE_URL: optionalString
+    .pipe(z.url({ protocol: /^https?$/ }).optional())
+    .describe(
+      'An embeddings server other than the chat provider (e.g. a local one serving a multilingual model).',
+    ),
+  NOVELRAG_EMBEDDING_API_KEY: optionalString.describe(
+    'API key of `NOVELRAG_EMBEDDING_BASE_URL`; default: `OPENAI_API_KEY`.',
+  ),
 });
 export type LlmEnv = z.infer<typeof LlmEnv>;
 
@@ -99,18 +107,23 @@ export function createChatModelFromEnv(
 }
 
 /**
- * The OpenAI embedder the environment describes, or `null` when no provider or no `NOVELRAG_EMBEDDING_MODEL` is set
- * (the resource-service then uses its local embedder). Throws `ConfigError` when the model's size is unknown and
- * `NOVELRAG_EMBEDDING_DIMENSIONS` is missing.
+ * The OpenAI-compatible embedder the environment describes: `NOVELRAG_EMBEDDING_MODEL` on the embeddings server
+ * (`NOVELRAG_EMBEDDING_BASE_URL`/`_API_KEY`, else the chat provider's `OPENAI_BASE_URL`/`OPENAI_API_KEY`). `null`
+ * when no model or no server is set (the resource-service then uses its offline fallback, the local hashed
+ * embedder). Throws `ConfigError` when the model's size is unknown and `NOVELRAG_EMBEDDING_DIMENSIONS` is missing.
  */
 export function createEmbedderFromEnv(
   env: LlmEnv,
   overrides: Partial<Omit<OpenAIEmbeddingsOptions, 'model'>> = {},
 ): OpenAIEmbeddings | null {
-  if (!hasLlmProvider(env) || env.NOVELRAG_EMBEDDING_MODEL === undefined) return null;
+  if (env.NOVELRAG_EMBEDDING_MODEL === undefined) return null;
+  const own = env.NOVELRAG_EMBEDDING_BASE_URL !== undefined || env.NOVELRAG_EMBEDDING_API_KEY !== undefined;
+  if (!own && !hasLlmProvider(env)) return null;
+  const apiKey = own ? env.NOVELRAG_EMBEDDING_API_KEY : env.OPENAI_API_KEY;
+  const baseURL = own ? env.NOVELRAG_EMBEDDING_BASE_URL : env.OPENAI_BASE_URL;
   return new OpenAIEmbeddings({
-    ...(env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY } : {}),
-    ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(baseURL ? { baseURL } : {}),
     model: env.NOVELRAG_EMBEDDING_MODEL,
     ...(env.NOVELRAG_EMBEDDING_DIMENSIONS === undefined
       ? {}

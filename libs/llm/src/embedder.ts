@@ -6,6 +6,11 @@ export interface Embedder {
   /** Length of every vector `embed` returns; fixed for the embedder's lifetime (the vector store is sized by it). */
   readonly dimensions: number;
   /**
+   * Which model makes the vectors (e.g. `openai-compatible:bge-m3:1024`): stored vectors made by another model are
+   * re-embedded. Absent means one fixed model.
+   */
+  readonly id?: string;
+  /**
    * One vector per text, in the order given (an empty list gives an empty list).
    *
    * Throws `CancelledError` when `signal` aborts, `ModelTimeoutError` on deadline, `ModelUnavailableError` when the

@@ -42,6 +42,8 @@ const PURPOSE = 'embed';
 /** `Embedder` over `/v1/embeddings` (OpenAI or any compatible server), batched, with the chat model's error mapping. */
 export class OpenAIEmbeddings implements Embedder {
   readonly dimensions: number;
+  /** `openai-compatible:<model>:<dimensions>`. */
+  readonly id: string;
   private readonly client: OpenAI;
   private readonly batchSize: number;
   private readonly timeoutMs: number;
@@ -55,6 +57,7 @@ export class OpenAIEmbeddings implements Embedder {
       );
     }
     this.dimensions = dimensions;
+    this.id = `openai-compatible:${options.model}:${dimensions}`;
     this.batchSize = Math.max(1, options.batchSize ?? 64);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.client = new OpenAI({

@@ -1,6 +1,6 @@
 import type { AspectRecord, ElementRecord } from './model';
+import { cosine } from './scoring';
 import { buildSegments } from './segments';
-import { cosine, keywordScore } from './scoring';
 import type {
   ResourceStore,
   SearchHit,
@@ -10,6 +10,16 @@ import type {
   StoreState,
   UpsertItem,
 } from './store.port';
+import {
+  Bm25Index,
+  candidateLimit,
+  documentTerms,
+  fuse,
+  type FusionWeights,
+  type HybridSides,
+  queryTerms,
+  SearchEntries,
+} from './text';
 
 interface Row {
   record: ElementRecord;
@@ -19,11 +29,16 @@ interface Row {
 }
 
 /**
- * The reference ResourceStore: everything in maps, copies in and out. Search = keyword score + cosine similarity.
+ * The reference ResourceStore: everything in maps, copies in and out. Search: BM25 over the analysed text and over
+ * the names (`Bm25Index`), cosine similarity over every vector, fused by `fuse` (weighted RRF + name matches).
  * The shared contract suite checks the LanceDB and Qdrant stores against this behaviour.
  */
 export class InMemoryResourceStore implements ResourceStore {
   private readonly rows = new Map<string, Row>();
+  private readonly keyword = new Bm25Index();
+  private readonly names = new Bm25Index();
+  /** Fusion weights other than the tuned ones (the evaluation's tuning uses it). */
+  fusionWeights: FusionWeights | undefined;
   private aspects: AspectRecord[] = [];
   private undo: unknown = null;
   private backlog: unknown = null;
@@ -35,11 +50,13 @@ export class InMemoryResourceStore implements ResourceStore {
       this.aspects = structuredClone(initial.state.aspects);
       this.undo = structuredClone(initial.state.undo);
       this.backlog = structuredClone(initial.state.backlog);
+      const records = new Map(initial.state.records.map(({ record }) => [record.uri, record]));
+      const entries = new SearchEntries(records.values());
       for (const { record, hash } of initial.state.records) {
-        this.rows.set(record.uri, {
+        this.setRow({
           record: structuredClone(record),
           hash,
-          text: '',
+          text: entries.entryOf(record, (uri) => records.get(uri)).text,
           vector: initial.vectors?.[record.uri] ?? [],
         });
       }
@@ -76,7 +93,7 @@ export class InMemoryResourceStore implements ResourceStore {
     this.assertOpen();
     for (const item of items) {
       const previous = this.rows.get(item.record.uri);
-      this.rows.set(item.record.uri, {
+      this.setRow({
         record: structuredClone(item.record),
         hash: item.hash,
         text: item.text,
@@ -87,7 +104,11 @@ export class InMemoryResourceStore implements ResourceStore {
 
   async delete(uris: readonly string[]): Promise<void> {
     this.assertOpen();
-    for (const uri of uris) this.rows.delete(uri);
+    for (const uri of uris) {
+      this.rows.delete(uri);
+      this.keyword.delete(uri);
+      this.names.delete(uri);
+    }
   }
 
   async saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
@@ -107,17 +128,33 @@ export class InMemoryResourceStore implements ResourceStore {
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
     this.assertOpen();
-    const hits: SearchHit[] = [];
-    for (const { record, vector } of this.rows.values()) {
-      if (request.aspect !== undefined && record.aspect !== request.aspect) continue;
-      hits.push({
-        uri: record.uri,
-        score: keywordScore(request.text, record) + cosine(request.vector, vector),
-      });
-    }
-    return hits
-      .sort((a, b) => b.score - a.score || a.uri.localeCompare(b.uri))
-      .slice(0, Math.max(0, request.limit));
+    const records = { get: (uri: string) => this.rows.get(uri)?.record };
+    return fuse(request.text, this.rankSides(request), records, request.limit, this.fusionWeights);
+  }
+
+  /** The candidate lists `search` fuses (each at most `candidateLimit(limit)`), for the evaluation's tuning. */
+  rankSides(request: SearchRequest): HybridSides {
+    this.assertOpen();
+    const limit = candidateLimit(request.limit);
+    const accept = (uri: string): boolean =>
+      request.aspect === undefined || this.rows.get(uri)?.record.aspect === request.aspect;
+    const terms = queryTerms(request.text);
+    const vector = [...this.rows.values()]
+      .filter((row) => accept(row.record.uri) && row.vector.some((x) => x !== 0))
+      .map((row) => ({ uri: row.record.uri, score: cosine(request.vector, row.vector) }))
+      .sort((a, b) => b.score - a.score || (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+      .slice(0, limit)
+      .map((hit) => hit.uri);
+    const id = request.text.trim().toLowerCase();
+    const exact = [...this.rows.values()]
+      .filter((row) => accept(row.record.uri) && row.record.id.toLowerCase() === id)
+      .map((row) => row.record.uri);
+    return {
+      keyword: this.keyword.search(terms.text, limit, accept),
+      vector,
+      names: this.names.search(terms.names, limit, accept),
+      exact,
+    };
   }
 
   async segments(request: SegmentsRequest): Promise<SegmentsResult> {
@@ -127,6 +164,13 @@ export class InMemoryResourceStore implements ResourceStore {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  private setRow(row: Row): void {
+    const terms = documentTerms(row.record, row.text);
+    this.rows.set(row.record.uri, row);
+    this.keyword.set(row.record.uri, terms.text);
+    this.names.set(row.record.uri, terms.names);
   }
 
   private assertOpen(): void {

@@ -83,7 +83,8 @@ export type {
 } from './store.port';
 export { buildSegments } from './segments';
 export type { SegmentSource } from './segments';
-export { keywordScore, cosine, KEYWORD_WEIGHTS } from './scoring';
+export { cosine } from './scoring';
+export * from './text';
 export { InMemoryResourceStore } from './in-memory-store';
 export { LocalEmbedder } from './local-embedder';
 export { AsyncMutex } from './mutex';

@@ -1,16 +1,20 @@
 import type { Embedder } from './store.port';
 
 /**
- * Deterministic offline embedder: character 1-3 grams (so CJK text, which has no spaces, still overlaps), each
- * hashed (FNV-1a) to a signed bucket, weighted by gram length, L2-normalised. No network, same text → same vector.
+ * The OFFLINE FALLBACK embedder, used when no embeddings model is configured: character 1-3 grams (so CJK text,
+ * which has no spaces, still overlaps), each hashed (FNV-1a) to a signed bucket, weighted by gram length,
+ * L2-normalised. Deterministic, no network, same text → same vector; it knows spelling, not meaning, so search
+ * leans on the keyword and name sides until a real model (`NOVELRAG_EMBEDDING_MODEL`) is configured.
  */
 export class LocalEmbedder implements Embedder {
   readonly dimensions: number;
+  readonly id: string;
 
   constructor(dimensions = 256) {
     if (!Number.isInteger(dimensions) || dimensions < 1)
       throw new RangeError('dimensions must be a positive integer');
     this.dimensions = dimensions;
+    this.id = `local-hashed-ngrams:${dimensions}`;
   }
 
   async embed(texts: readonly string[]): Promise<number[][]> {

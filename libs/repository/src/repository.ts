@@ -6,7 +6,7 @@ import { ResourceError } from './errors';
 import { guard, unavailable, withOperationIndex } from './failures';
 import { historyJson, parseHistory, withJournal, type WriteJournal } from './history';
 import type { JsonObject, JsonValue } from './json';
-import { type Aspect, contentHash, contextView } from './model';
+import { type Aspect, contextView } from './model';
 import {
   type AspectConfig,
   aspectFromConfig,
@@ -176,10 +176,7 @@ export class ResourceRepository {
       await guard('delete orphan records', () => store.delete(orphans));
       writer.forget(orphans);
     }
-    const stale = tree
-      .snapshot()
-      .records.filter((record) => writer.hashOf(record.uri) !== contentHash(record))
-      .map((record) => record.uri);
+    const stale = writer.staleUris();
     if (stale.length > 0) {
       await guard('re-embed stale records', async () =>
         writer.carryOut(await writer.prepare(stale, false, false)),

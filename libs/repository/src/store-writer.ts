@@ -1,7 +1,8 @@
 import type { WriteJournal } from './history';
 import { canonicalJson, type JsonValue } from './json';
-import { type AspectRecord, type ElementRecord, contentHash, embeddingText } from './model';
+import type { AspectRecord, ElementRecord } from './model';
 import type { Embedder, ResourceStore, StoredRecord, UpsertItem } from './store.port';
+import { SearchEntries, type Touched } from './text';
 import type { ResourceTree } from './tree';
 
 /** A write ready to be committed: its journal and the store calls that carry it out, vectors computed. */
@@ -14,17 +15,22 @@ export interface PreparedWrite {
 /**
  * Brings the store in line with the tree for what a write touched. `prepare` embeds, writing nothing (an embedder
  * failure leaves the store as it was); `commit` saves the history document first, carrying the write's journal
- * (the commit point, see `HistoryJson`), then deletes, upserts and saves the aspect list. Remembers the content
- * hash each stored vector was computed from, so that only changed content is re-embedded.
+ * (the commit point, see `HistoryJson`), then deletes, upserts and saves the aspect list. Remembers the search
+ * hash (`searchHash` of `searchText`) each stored vector and index entry was computed from, so that only changed
+ * text is re-embedded. A write also re-indexes the neighbours whose search text it changes (`SearchEntries`).
  */
 export class StoreWriter {
+  private readonly entries: SearchEntries;
+
   constructor(
     private readonly store: ResourceStore,
     private readonly embedder: Embedder,
     private readonly tree: ResourceTree,
-    /** uri → content hash of the vector the store holds. */
+    /** uri → search hash of the vector the store holds. */
     private readonly hashes: Map<string, string>,
-  ) {}
+  ) {
+    this.entries = new SearchEntries(tree.snapshot().records, embedder.id);
+  }
 
   hashOf(uri: string): string | undefined {
     return this.hashes.get(uri);
@@ -32,7 +38,22 @@ export class StoreWriter {
 
   /** Forgets uris the caller deleted from the store by itself (orphans). */
   forget(uris: readonly string[]): void {
-    for (const uri of uris) this.hashes.delete(uri);
+    for (const uri of uris) {
+      this.hashes.delete(uri);
+      this.entries.forget(uri);
+    }
+  }
+
+  /** Elements whose stored search hash differs from their current one (new format, crashes). */
+  staleUris(): string[] {
+    return this.tree
+      .snapshot()
+      .records.filter((record) => this.hashes.get(record.uri) !== this.entryOf(record).hash)
+      .map((record) => record.uri);
+  }
+
+  private entryOf(record: ElementRecord, touched?: Touched): { text: string; hash: string } {
+    return this.entries.entryOf(record, (uri) => this.tree.get(uri), touched);
   }
 
   /**
@@ -42,19 +63,20 @@ export class StoreWriter {
   async prepare(uris: readonly string[], aspects: boolean, forceEmbed: boolean): Promise<PreparedWrite> {
     const deletes: string[] = [];
     const pending: { record: ElementRecord; hash: string; text: string; embed: boolean }[] = [];
-    for (const uri of uris) {
-      const record = this.tree.get(uri);
+    const touched: Touched = new Map(uris.map((uri) => [uri, this.tree.get(uri)]));
+    for (const [uri, record] of touched) {
       if (!record) {
         deletes.push(uri);
         continue;
       }
-      const hash = contentHash(record);
-      pending.push({
-        record,
-        hash,
-        text: embeddingText(record),
-        embed: forceEmbed || this.hashes.get(uri) !== hash,
-      });
+      const { text, hash } = this.entryOf(record, touched);
+      pending.push({ record, hash, text, embed: forceEmbed || this.hashes.get(uri) !== hash });
+    }
+    for (const uri of this.entries.dependents(touched)) {
+      const record = this.tree.get(uri);
+      if (!record) continue;
+      const { text, hash } = this.entryOf(record, touched);
+      if (this.hashes.get(uri) !== hash) pending.push({ record, hash, text, embed: true });
     }
     const toEmbed = pending.filter((item) => item.embed);
     const vectors = toEmbed.length > 0 ? await this.embedder.embed(toEmbed.map((item) => item.text)) : [];
@@ -85,7 +107,10 @@ export class StoreWriter {
     if (deletes.length > 0) await this.store.delete(deletes);
     if (items.length > 0) await this.store.upsert(items);
     this.forget(deletes);
-    for (const item of items) this.hashes.set(item.record.uri, item.hash);
+    for (const item of items) {
+      this.hashes.set(item.record.uri, item.hash);
+      this.entries.remember(item.record);
+    }
     if (journal.aspects) await this.store.saveAspects(journal.aspects);
   }
 

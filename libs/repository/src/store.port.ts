@@ -20,13 +20,16 @@ export interface StoreState {
 
 export interface UpsertItem {
   readonly record: ElementRecord;
-  /** `contentHash(record)`. */
+  /** `searchHash(text)`. */
   readonly hash: string;
-  /** `embeddingText(record)`: the text behind the vector, also what keyword search indexes. */
+  /**
+   * `searchText(record, tree)`: readable text (names, property values, relationships with their targets' names,
+   * children's and parent's names), the text behind the vector. Stores index `documentTerms(record, text)`.
+   */
   readonly text: string;
   /**
-   * The embedding of `text`, or null when the content hash is unchanged: the store then keeps the stored vector
-   * and only rewrites the record's other fields (relationships, children).
+   * The embedding of `text`, or null when the search hash is unchanged: the store then keeps the stored vector
+   * and only rewrites the record's other fields.
    */
   readonly vector: number[] | null;
 }
@@ -107,8 +110,10 @@ export interface ResourceStore {
   saveUndo(json: unknown): Promise<void>;
   saveBacklog(json: unknown): Promise<void>;
   /**
-   * Hybrid search over elements: keyword relevance (an exact id or property value match ranks first, then
-   * substrings, CJK included) fused with vector similarity. Best first, at most `limit`.
+   * Hybrid search over elements: BM25 over the analysed text, BM25 over the names and vector similarity, each a
+   * candidate list of `candidateLimit(limit)`, fused by `fuse` (weighted RRF; an exact name or id match first, then
+   * elements whose name the query mentions). The query gets the same analysis as the index. Best first, at most
+   * `limit`.
    */
   search(request: SearchRequest): Promise<SearchHit[]>;
   /** Property-filtered views of the requested URIs (shape documented on `SegmentData`). */
@@ -119,6 +124,8 @@ export interface ResourceStore {
 /** Turns texts into vectors of a fixed dimension. Rejects on failure (network, quota). */
 export interface Embedder {
   readonly dimensions: number;
+  /** Which model makes the vectors: part of the search hash, so a model change re-embeds every element. */
+  readonly id?: string;
   /** One vector per text, in order. */
   embed(texts: readonly string[]): Promise<number[][]>;
 }

@@ -20,6 +20,11 @@ export async function openRepository(ctx: ServiceContext<ResourceServiceEnv>): P
   const log = ctx.logger.child('Resources');
   const remote = createEmbedderFromEnv(ctx.env);
   const embedder: Embedder = remote ?? new LocalEmbedder();
+  if (!remote) {
+    log.warn(
+      'no embeddings model configured (NOVELRAG_EMBEDDING_MODEL): using the offline fallback, hashed character n-grams',
+    );
+  }
   // One store, one service (before anything is opened): a second instance on the same store stops here. The claim
   // lasts as long as this connection (it ends with the service).
   const ownership = await StoreOwnership.claim(
@@ -69,7 +74,7 @@ export async function openRepository(ctx: ServiceContext<ResourceServiceEnv>): P
   });
   log.info('repository open', {
     store: ctx.env.QDRANT_URL ? 'qdrant' : 'lancedb',
-    embedder: remote ? 'openai-compatible' : 'local',
+    embedder: remote ? remote.id : `${embedder.id ?? 'local'} (offline fallback)`,
     aspects: repo.snapshot().aspects.length,
   });
   return repo;

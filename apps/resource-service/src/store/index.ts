@@ -6,7 +6,6 @@ export type { LanceDbStoreOptions } from './lancedb-store';
 export { QdrantResourceStore, DEFAULT_QDRANT_COLLECTION } from './qdrant-store';
 export type { QdrantPort, QdrantStoreOptions } from './qdrant-store';
 export { sqlString, sqlIn } from './sql';
-export { sparseVector, sparseTerms, termIndex } from './sparse';
+export { sparseVector, termIndex } from './sparse';
 export type { SparseVector } from './sparse';
 export { uuidV5, pointIdOf, RESOURCE_URI_NAMESPACE } from './uuid5';
-export { rrfScores, rankCandidates, RRF_K } from './hybrid-rank';

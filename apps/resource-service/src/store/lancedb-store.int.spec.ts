@@ -1,7 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { contractEmbedder, makeItem, makeRecord, STORE_CONTRACT_DIMENSIONS } from './contract/fixtures';
+import * as lancedb from '@lancedb/lancedb';
+import { ResourceRepository, SEARCH_FORMAT } from '@novelrag/repository';
+import {
+  contractEmbedder,
+  makeItem,
+  makeRecord,
+  seedCorpus,
+  STORE_CONTRACT_DIMENSIONS,
+} from './contract/fixtures';
 import { LanceDbResourceStore } from './lancedb-store';
 
 describe('LanceDbResourceStore specifics', () => {
@@ -39,5 +47,39 @@ describe('LanceDbResourceStore specifics', () => {
     await store.close();
     await expect(store.load()).rejects.toThrow(/closed/);
     await expect(LanceDbResourceStore.open({ dir, dimensions: 8 })).rejects.toThrow(/32-dimensional/);
+  });
+
+  it('re-indexes a folder written by an older analysis when it opens (index rebuilt, terms rewritten)', async () => {
+    const open = () => LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS });
+    const first = await ResourceRepository.open(await open(), contractEmbedder());
+    await seedCorpus(first);
+    await first.close();
+    // What an older version left: the raw JSON as text under a 1-3 character n-gram index, hashes of another
+    // format, no analysis marker.
+    const db = await lancedb.connect(join(dir, 'lance'));
+    const table = await db.openTable('elements');
+    const rows = (await table.query().toArray()) as { record: string; vector: Iterable<number> }[];
+    const old = rows.map((row) => ({
+      ...row,
+      vector: Array.from(row.vector),
+      hash: 'old',
+      text: row.record,
+    }));
+    await table.mergeInsert('uri').whenMatchedUpdateAll().execute(old);
+    const ngram = lancedb.Index.fts({ baseTokenizer: 'ngram', ngramMinLength: 1, ngramMaxLength: 3 });
+    await table.createIndex('text', { config: ngram, replace: true });
+    table.close();
+    db.close();
+    await unlink(join(dir, 'meta', 'search.json'));
+    const embedder = contractEmbedder();
+    const reopened = await ResourceRepository.open(await open(), embedder);
+    const marker = JSON.parse(await readFile(join(dir, 'meta', 'search.json'), 'utf8')) as unknown;
+    expect(marker).toEqual({ format: SEARCH_FORMAT });
+    const hits = await reopened.search('余归的师兄是谁？', { limit: 5 });
+    expect(hits.map((hit) => hit.uri)).toEqual(
+      expect.arrayContaining(['/character/lin_mo', '/character/yu_gui']),
+    );
+    expect((await reopened.search('Who is the Shadow?'))[0]?.uri).toBe('/character/shadow');
+    await reopened.close();
   });
 });

@@ -4,8 +4,14 @@ import * as lancedb from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Schema, Utf8 } from 'apache-arrow';
 import {
   buildSegments,
+  candidateLimit,
+  documentTerms,
   ElementRecord,
+  fuse,
   parseUri,
+  prefixedTerms,
+  queryTerms,
+  SEARCH_FORMAT,
   type AspectRecord,
   type ResourceStore,
   type SearchHit,
@@ -15,7 +21,7 @@ import {
   type StoreState,
   type UpsertItem,
 } from '@novelrag/repository';
-import { candidateLimit, type FusedCandidate, rankCandidates, rrfScores } from './hybrid-rank';
+import { readJsonFile, writeJsonFileAtomic } from './json-file';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';
 
@@ -46,24 +52,39 @@ function tableSchema(dimensions: number): Schema {
 }
 
 /**
- * n-grams of 1..3 characters: Chinese has no spaces, so a word tokenizer would index whole sentences as one
- * token; 1-grams let a two-character name such as 余归 match, 2- and 3-grams make BM25 prefer whole-name matches.
+ * The `text` column holds the element's analysed terms (`prefixedTerms`, space-separated): the shared analyser
+ * already segmented, normalised and filtered them, so the index only splits on spaces and changes nothing.
  */
 // A fresh Index per use: the native object is consumed by createIndex.
 const ftsIndex = (): lancedb.Index =>
   lancedb.Index.fts({
-    baseTokenizer: 'ngram',
-    ngramMinLength: 1,
-    ngramMaxLength: 3,
-    prefixOnly: false,
-    lowercase: true,
+    baseTokenizer: 'whitespace',
+    lowercase: false,
+    stem: false,
+    removeStopWords: false,
+    asciiFolding: false,
     withPosition: false,
   });
+/** Records which analysis the full-text index was built for (an older folder is re-indexed on open). */
+const SEARCH_FILE = 'search.json';
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/**
+ * Creates the full-text index, or rebuilds it when the folder's index was made for another analysis (the rows'
+ * terms are then rewritten by the repository, whose search hashes changed with the format).
+ */
+async function ensureTextIndex(table: lancedb.Table, marker: string): Promise<void> {
+  const current = (await readJsonFile(marker)) as { format?: unknown } | null;
+  const indices = await table.listIndices();
+  const exists = indices.some((index) => index.indexType === 'FTS' && index.columns.includes('text'));
+  if (exists && current?.format === SEARCH_FORMAT) return;
+  await table.createIndex('text', { config: ftsIndex(), replace: true });
+  await writeJsonFileAtomic(marker, { format: SEARCH_FORMAT });
 }
 
 function parseRecord(json: unknown): ElementRecord {
@@ -72,12 +93,12 @@ function parseRecord(json: unknown): ElementRecord {
 
 /**
  * The embedded ResourceStore: one LanceDB table `elements` (one row per element: uri, aspect, parent_uri, id, the
- * record as JSON, the embedded text with an ngram full-text index, hash, vector) plus the aspects, undo log and
+ * record as JSON, the analysed terms with a full-text index, hash, vector) plus the aspects, undo log and
  * backlog as small JSON files written atomically (see `StoreMeta`). Filters are built with escaped literals only.
  *
- * Search: full-text (BM25 over ngrams), cosine vector search and an exact-id lookup, each filtered by aspect and
- * fetching `candidateLimit(limit)` rows, fused by RRF, then ranked with the reference keyword score so exact names
- * come first. LanceDB also scans rows the FTS index does not cover yet, so writes are searchable at once;
+ * Search: full-text BM25 over the keyword terms and over the (prefixed) name terms, cosine vector search and an
+ * exact-id lookup, each filtered by aspect and fetching `candidateLimit(limit)` rows, fused by the shared `fuse`.
+ * LanceDB also scans rows the FTS index does not cover yet, so writes are searchable at once;
  * `optimize()` folds them into the index every `optimizeEvery` writes.
  *
  * One process owns a data folder at a time. Methods reject with LanceDB's or the file system's errors.
@@ -112,10 +133,7 @@ export class LanceDbResourceStore implements ResourceStore {
         table.close();
         throw new Error(`The LanceDB table in ${dir} holds vectors of size ${size}, not ${dimensions}`);
       }
-      const indices = await table.listIndices();
-      if (!indices.some((index) => index.indexType === 'FTS' && index.columns.includes('text'))) {
-        await table.createIndex('text', { config: ftsIndex() });
-      }
+      await ensureTextIndex(table, join(dir, 'meta', SEARCH_FILE));
       return new LanceDbResourceStore(db, table, meta, dimensions, options.optimizeEvery ?? 50);
     } catch (err) {
       db.close();
@@ -155,7 +173,7 @@ export class LanceDbResourceStore implements ResourceStore {
       parent_uri: record.parentUri,
       id: record.id,
       record: JSON.stringify(record),
-      text,
+      text: prefixedTerms(documentTerms(record, text)).join(' '),
       hash,
       // A record never stored before has no vector to keep: zeros are never returned by cosine search.
       vector: vector ?? previous.get(record.uri) ?? new Array<number>(this.dimensions).fill(0),
@@ -204,11 +222,17 @@ export class LanceDbResourceStore implements ResourceStore {
       return query;
     };
     const text = request.text.trim();
-    const [keyword, vector, exact] = await Promise.all([
-      // MatchQuery treats the text as plain terms: no phrase or boolean syntax to trip over quotes.
-      text.length > 0
-        ? filtered(this.table.query().fullTextSearch(new lancedb.MatchQuery(text, 'text'))).toArray()
-        : Promise.resolve([]),
+    const terms = queryTerms(text);
+    // MatchQuery treats the text as plain terms: no phrase or boolean syntax to trip over quotes.
+    const fullText = (list: readonly string[]) =>
+      list.length > 0
+        ? filtered(
+            this.table.query().fullTextSearch(new lancedb.MatchQuery(list.join(' '), 'text')),
+          ).toArray()
+        : Promise.resolve([]);
+    const [keyword, names, vector, exact] = await Promise.all([
+      fullText(terms.text),
+      fullText(terms.prefixedNames),
       filtered(this.table.query().nearestTo(request.vector).distanceType('cosine')).toArray(),
       text.length > 0
         ? filtered(this.table.query().where(`lower(id) = ${sqlString(text.toLowerCase())}`)).toArray()
@@ -221,12 +245,8 @@ export class LanceDbResourceStore implements ResourceStore {
         if (!records.has(uri)) records.set(uri, parseRecord(row.record));
         return uri;
       });
-    const fused = rrfScores([uris(keyword), uris(vector), uris(exact)]);
-    const candidates: FusedCandidate[] = [...records].map(([uri, record]) => ({
-      record,
-      fused: fused.get(uri) ?? 0,
-    }));
-    return rankCandidates(request.text, candidates, request.limit);
+    const sides = { keyword: uris(keyword), names: uris(names), vector: uris(vector), exact: uris(exact) };
+    return fuse(request.text, sides, records, request.limit);
   }
 
   async segments(request: SegmentsRequest): Promise<SegmentsResult> {

@@ -3,7 +3,9 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { contractEmbedder, makeItem, makeRecord, STORE_CONTRACT_DIMENSIONS } from './contract/fixtures';
 import { qdrantContractStore } from './contract/qdrant-factory';
 import { describeStoreContract } from './contract/store-contract';
+import { NAME_TERM_PREFIX } from '@novelrag/repository';
 import { QdrantResourceStore } from './qdrant-store';
+import { sparseVector } from './sparse';
 import * as qdrantEmulator from './testing/qdrant-emulator';
 
 // EMULATED Qdrant: QdrantResourceStore and the real QdrantClient over HTTP, against the in-process emulator of
@@ -40,7 +42,7 @@ describe(`${SUITE}: focused checks`, () => {
     client = clientOf(server.url);
   });
 
-  it('searches with one dense and one sparse prefetch, each with the aspect filter, fused by rrf', async () => {
+  it('searches with a dense, a sparse keyword and a sparse name query, each with the aspect filter', async () => {
     const collection = newName('shape');
     const store = await QdrantResourceStore.open({
       client,
@@ -56,23 +58,17 @@ describe(`${SUITE}: focused checks`, () => {
     expect(hits.map((hit) => hit.uri)).toEqual(['/character/alice']);
 
     const queries = server.requests.filter((r) => r.path === `/collections/${collection}/points/query`);
-    expect(queries).toHaveLength(1);
+    expect(queries).toHaveLength(3);
     const filter = { must: [{ key: 'aspect', match: { value: 'character' } }] };
-    expect(queries[0]?.body).toEqual({
-      prefetch: [
-        { query: vector, using: 'dense', limit: 50, filter },
-        {
-          query: { indices: expect.any(Array), values: expect.any(Array) },
-          using: 'bm25',
-          limit: 50,
-          filter,
-        },
-      ],
-      query: { fusion: 'rrf' },
-      limit: 50,
-      with_payload: { include: ['record'] },
-      with_vector: false,
-    });
+    const common = { limit: 50, filter, with_payload: { include: ['record'] }, with_vector: false };
+    const sparse = (terms: string[]) => ({ ...common, using: 'bm25', query: sparseVector(terms) });
+    expect(queries.map((query) => query.body)).toEqual(
+      expect.arrayContaining([
+        { ...common, using: 'dense', query: vector },
+        sparse(['alice']),
+        sparse([`${NAME_TERM_PREFIX}alice`]),
+      ]),
+    );
     // Every write waits, so the next read sees it (the store's contract with Qdrant's `wait` flag).
     const batch = server.requests.find((r) => r.path === `/collections/${collection}/points/batch`);
     expect(batch?.query).toBe('?wait=true');

@@ -1,4 +1,10 @@
-import { contentHash, embeddingText, type ElementRecord } from '@novelrag/repository';
+import {
+  contentHash,
+  documentTerms,
+  embeddingText,
+  type ElementRecord,
+  prefixedTerms,
+} from '@novelrag/repository';
 import {
   aspectFilter,
   DENSE,
@@ -40,7 +46,7 @@ describe('Qdrant payload mapping', () => {
 
   it('builds the point: UUIDv5 id, dense and sparse named vectors', () => {
     const point = elementPoint(item);
-    const sparse = sparseVector(item.text);
+    const sparse = sparseVector(prefixedTerms(documentTerms(item.record, item.text)));
     expect(point.id).toBe(pointIdOf(record.uri));
     expect(point.vector).toEqual({
       [DENSE]: [0.5, 0.5],

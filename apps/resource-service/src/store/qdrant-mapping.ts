@@ -1,5 +1,5 @@
 import type { Schemas } from '@qdrant/js-client-rest';
-import { ElementRecord, type UpsertItem } from '@novelrag/repository';
+import { documentTerms, ElementRecord, prefixedTerms, type UpsertItem } from '@novelrag/repository';
 import { sparseVector } from './sparse';
 import { pointIdOf } from './uuid5';
 
@@ -40,9 +40,12 @@ export function elementPayload(item: UpsertItem): ElementPayload {
   };
 }
 
-/** The point of an upsert: dense vector (when given) and the sparse keyword vector of `text`. */
+/**
+ * The point of an upsert: dense vector (when given) and one sparse vector of the element's analysed terms, the
+ * keyword side's as they are and the name side's prefixed (`prefixedTerms`), so both sides query one vector.
+ */
 export function elementPoint(item: UpsertItem): Schemas['PointStruct'] {
-  const sparse = sparseVector(item.text);
+  const sparse = sparseVector(prefixedTerms(documentTerms(item.record, item.text)));
   return {
     id: pointIdOf(item.record.uri),
     vector: {

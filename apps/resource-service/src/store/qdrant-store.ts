@@ -3,7 +3,10 @@ import {
   type AspectRecord,
   AspectRecord as AspectRecordSchema,
   buildSegments,
+  candidateLimit,
   type ElementRecord,
+  fuse,
+  queryTerms,
   parseUri,
   type ResourceStore,
   type SearchHit,
@@ -13,7 +16,6 @@ import {
   type StoreState,
   type UpsertItem,
 } from '@novelrag/repository';
-import { candidateLimit, type FusedCandidate, rankCandidates } from './hybrid-rank';
 import {
   aspectFilter,
   DENSE,
@@ -70,8 +72,8 @@ const PAGE = 256;
  * byte-exact; nobody filters on it). A dummy vector rather than a vector-less collection because every Qdrant
  * version accepts it.
  *
- * Search = Query API: dense and sparse prefetches (each with the aspect filter) fused by RRF on the server, plus
- * an exact-id lookup, then the shared keyword ranking (exact matches first). Every write waits (`wait: true`) so
+ * Search = three Query API calls, each with the aspect filter: dense, the sparse keyword terms and the sparse
+ * (prefixed) name terms, plus an exact-id lookup, fused here by the shared `fuse` like every store. Every write waits (`wait: true`) so
  * it is visible to the next read. Methods reject with the client's errors.
  */
 export class QdrantResourceStore implements ResourceStore {
@@ -219,45 +221,46 @@ export class QdrantResourceStore implements ResourceStore {
     const limit = candidateLimit(request.limit);
     const filter = aspectFilter(request.aspect);
     const text = request.text.trim();
-    const sparse = sparseVector(text);
-    const prefetch: Schemas['Prefetch'][] = [
-      { query: request.vector, using: DENSE, limit, ...(filter ? { filter } : {}) },
-    ];
-    if (sparse.indices.length > 0) {
-      prefetch.push({
-        query: { indices: sparse.indices, values: sparse.values },
-        using: SPARSE,
-        limit,
-        ...(filter ? { filter } : {}),
-      });
-    }
-    const [fused, exact] = await Promise.all([
-      this.client.query(this.collection, {
-        prefetch,
-        query: { fusion: 'rrf' },
-        limit,
-        with_payload: { include: ['record'] },
-        with_vector: false,
-      }),
+    const terms = queryTerms(text);
+    const nearest = async (query: Schemas['QueryInterface'], using: string) =>
+      (
+        await this.client.query(this.collection, {
+          query,
+          using,
+          limit,
+          with_payload: { include: ['record'] },
+          with_vector: false,
+          ...(filter ? { filter } : {}),
+        })
+      ).points;
+    const sparse = (list: readonly string[]) => {
+      const vector = sparseVector(list);
+      return vector.indices.length > 0 ? nearest(vector, SPARSE) : Promise.resolve([]);
+    };
+    const [dense, keyword, names, exact] = await Promise.all([
+      nearest(request.vector, DENSE),
+      sparse(terms.text),
+      sparse(terms.prefixedNames),
       text.length > 0
-        ? this.client.scroll(this.collection, {
-            filter: exactIdFilter(text, request.aspect),
-            limit: 10,
-            with_payload: { include: ['record'] },
-            with_vector: false,
-          })
-        : Promise.resolve({ points: [] }),
+        ? this.client
+            .scroll(this.collection, {
+              filter: exactIdFilter(text, request.aspect),
+              limit: 10,
+              with_payload: { include: ['record'] },
+              with_vector: false,
+            })
+            .then((page) => page.points)
+        : Promise.resolve([]),
     ]);
-    const candidates = new Map<string, FusedCandidate>();
-    for (const point of fused.points) {
-      const record = recordFromPayload(point.payload);
-      candidates.set(record.uri, { record, fused: point.score });
-    }
-    for (const point of exact.points) {
-      const record = recordFromPayload(point.payload);
-      if (!candidates.has(record.uri)) candidates.set(record.uri, { record, fused: 0 });
-    }
-    return rankCandidates(request.text, [...candidates.values()], request.limit);
+    const records = new Map<string, ElementRecord>();
+    const uris = (points: readonly { payload?: Record<string, unknown> | null }[]): string[] =>
+      points.map((point) => {
+        const record = recordFromPayload(point.payload);
+        records.set(record.uri, record);
+        return record.uri;
+      });
+    const sides = { vector: uris(dense), keyword: uris(keyword), names: uris(names), exact: uris(exact) };
+    return fuse(request.text, sides, records, request.limit);
   }
 
   async segments(request: SegmentsRequest): Promise<SegmentsResult> {

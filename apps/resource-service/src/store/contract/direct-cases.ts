@@ -1,5 +1,4 @@
 /// <reference types="jest" />
-import { embeddingText } from '@novelrag/repository';
 import type { ContractContext } from './context';
 import { contractEmbedder, makeAspect, makeItem, makeRecord, NASTY_ID, normalised } from './fixtures';
 
@@ -56,7 +55,7 @@ export function registerDirectCases(ctx: () => ContractContext): void {
     await ctx().store.upsert([makeItem(target), makeItem(other)]);
     const changed = { ...target, relationships: { '/character/other': ['knows'] } };
     await ctx().store.upsert([{ ...makeItem(changed), vector: null }]);
-    const vector = contractEmbedder().embedOne(embeddingText(target));
+    const vector = contractEmbedder().embedOne(makeItem(target).text);
     const hits = await ctx().store.search({ text: NO_KEYWORD, vector, limit: 1 });
     expect(hits.map((hit) => hit.uri)).toEqual(['/character/target']);
     const { records } = await ctx().store.load();
@@ -135,7 +134,7 @@ export function registerDirectCases(ctx: () => ContractContext): void {
     const other = makeRecord('/location/sea', { name: '大海' });
     await ctx().store.upsert([makeItem(target), makeItem(other)]);
     const reopened = await ctx().restart();
-    const vector = contractEmbedder().embedOne(embeddingText(target));
+    const vector = contractEmbedder().embedOne(makeItem(target).text);
     const hits = await reopened.search({ text: NO_KEYWORD, vector, limit: 2 });
     expect(hits[0]?.uri).toBe('/location/peak');
   });

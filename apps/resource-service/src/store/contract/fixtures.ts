@@ -1,9 +1,8 @@
 import {
   type AspectRecord,
-  contentHash,
   type ElementRecord,
-  embeddingText,
   LocalEmbedder,
+  SearchEntries,
   type ResourceRepository,
   type StoreState,
   type UpsertItem,
@@ -35,12 +34,19 @@ export function makeRecord(
   };
 }
 
-/** An upsert item with the real hash/text and the contract embedder's vector (or null). */
+/** The search text and hash of records as the repository computes them (neighbours among `records` only). */
+export function searchEntry(record: ElementRecord, records: readonly ElementRecord[] = [record]) {
+  const lookup = (uri: string) => records.find((candidate) => candidate.uri === uri);
+  return new SearchEntries(records, contractEmbedder().id).entryOf(record, lookup);
+}
+
+/** An upsert item with the real hash/text (no neighbours) and the contract embedder's vector (or null). */
 export function makeItem(
   record: ElementRecord,
-  vector: number[] | null = contractEmbedder().embedOne(embeddingText(record)),
+  vector: number[] | null = contractEmbedder().embedOne(searchEntry(record).text),
 ): UpsertItem {
-  return { record, hash: contentHash(record), text: embeddingText(record), vector };
+  const { text, hash } = searchEntry(record);
+  return { record, hash, text, vector };
 }
 
 export function makeAspect(name: string, rootIds: string[], childrenKeys: string[] = []): AspectRecord {

@@ -1,7 +1,7 @@
 /// <reference types="jest" />
-import { contentHash, isResourceError, type ResourceRepository } from '@novelrag/repository';
+import { isResourceError, type ResourceRepository } from '@novelrag/repository';
 import type { ContractContext } from './context';
-import { normalised, root } from './fixtures';
+import { normalised, root, searchEntry } from './fixtures';
 
 async function errorCode(promise: Promise<unknown>): Promise<string> {
   try {
@@ -13,13 +13,15 @@ async function errorCode(promise: Promise<unknown>): Promise<string> {
   throw new Error('expected a ResourceError');
 }
 
-/** The store holds exactly the repository's tree (records with content hashes, and aspects). */
+/** The store holds exactly the repository's tree (records with their search hashes, and aspects). */
 export async function expectPersisted(ctx: ContractContext, repo: ResourceRepository): Promise<void> {
   const state = normalised(await ctx.store.load());
   const snapshot = repo.snapshot();
   expect(state.aspects).toEqual(snapshot.aspects);
   const records = [...snapshot.records].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0));
-  expect(state.records).toEqual(records.map((record) => ({ record, hash: contentHash(record) })));
+  expect(state.records).toEqual(
+    records.map((record) => ({ record, hash: searchEntry(record, records).hash })),
+  );
 }
 
 async function seedSmall(repo: ResourceRepository): Promise<void> {

@@ -3,6 +3,7 @@
 // this one suite. It is a test helper, not runtime code: only *.spec.ts files import it.
 import { ResourceRepository, type ResourceStore } from '@novelrag/repository';
 import type { ContractContext, StoreContractFactory, StoreHarness } from './context';
+import { registerAnalysisCases } from './analysis-cases';
 import { registerDirectCases } from './direct-cases';
 import { contractEmbedder } from './fixtures';
 import { registerHistoryCases } from './history-cases';
@@ -76,5 +77,6 @@ export function describeStoreContract(name: string, factory: StoreContractFactor
     describe('through ResourceRepository', () => registerRepositoryCases(ctx));
     describe('idempotency keys and interrupted writes', () => registerHistoryCases(ctx));
     describe('search and segments', () => registerSearchCases(ctx));
+    describe('text analysis and what is indexed', () => registerAnalysisCases(ctx));
   });
 }

@@ -1,0 +1,30 @@
+// Search text analysis shared by every store (same analysis at index and query time).
+export {
+  analyze,
+  matchKey,
+  mentions,
+  nameKeys,
+  nameTerms,
+  normalise,
+  pinyinForms,
+  shingles,
+  stem,
+} from './analyzer';
+export { Bm25Index } from './bm25';
+export {
+  documentTerms,
+  elementKeys,
+  elementNames,
+  idWords,
+  NAME_TERM_PREFIX,
+  nameDependents,
+  prefixedTerms,
+  SEARCH_FORMAT,
+  searchHash,
+  searchText,
+} from './document';
+export type { DocumentTerms, IncomingRelation } from './document';
+export { SearchEntries } from './search-entries';
+export type { Touched } from './search-entries';
+export { candidateLimit, FUSION_WEIGHTS, fuse, fuseWith, nameMatch, queryTerms } from './fusion';
+export type { FusionWeights, HybridSides, NameMatch, RecordSource } from './fusion';

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// `npm run eval:retrieval`: builds the workspace (incremental `tsc -b`), loads the bilingual fixture world of
+// eval/retrieval into the in-memory and the LanceDB store (a temporary folder) with the offline embedder, asks
+// every question of eval/retrieval/questions.json and prints recall@5, recall@10 and MRR by kind and language.
+//   --stores memory,lancedb   which stores (default both)
+//   --misses                  also list the questions whose answer was not in the top 10, with what came back
+//   --json <file>             write the figures as JSON too
+//   --tune                    search the fusion weights on the questions (in-memory store), with a 2-fold cross-validation
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ensureEnv, root, bin } from './ensure-env.mjs';
+
+await ensureEnv(import.meta.url);
+const argv = process.argv.slice(2);
+const arg = (name) => {
+  const index = argv.indexOf(`--${name}`);
+  return index >= 0 ? argv[index + 1] : undefined;
+};
+const stores = (arg('stores') ?? 'memory,lancedb').split(',').map((s) => s.trim());
+
+console.log('[novelrag] building (incremental tsc -b)…');
+const build = spawnSync(bin('tsc'), ['-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+process.env.LANCEDB_LOG ??= 'error';
+const require = createRequire(import.meta.url);
+const dist = (file) => require(path.join(root, 'apps/resource-service/dist', file));
+const domain = dist('domain/index.js');
+const { LanceDbResourceStore } = dist('store/index.js');
+const evaluation = dist('eval/retrieval-eval.js');
+
+const dir = evaluation.defaultEvalDir(root);
+const world = evaluation.loadWorld(dir);
+const questions = evaluation.loadQuestions(dir);
+// A configured embeddings model (NOVELRAG_EMBEDDING_MODEL, see docs/search.md) is used; else the offline fallback.
+const llm = require(path.join(root, 'libs/llm/dist/index.js'));
+const embedder = llm.createEmbedderFromEnv(llm.parseLlmEnv(process.env)) ?? new domain.LocalEmbedder(256);
+console.log(
+  `[novelrag] embedder: ${embedder.id}${embedder instanceof domain.LocalEmbedder ? ' (offline fallback)' : ''}`,
+);
+const out = {};
+for (const name of stores) {
+  const temp = name === 'lancedb' ? mkdtempSync(path.join(tmpdir(), 'novelrag-eval-')) : undefined;
+  const store =
+    name === 'memory'
+      ? new domain.InMemoryResourceStore()
+      : name === 'lancedb'
+        ? await LanceDbResourceStore.open({ dir: temp, dimensions: embedder.dimensions })
+        : undefined;
+  if (!store) {
+    console.error(`unknown store ${name} (memory, lancedb)`);
+    process.exit(2);
+  }
+  try {
+    const report = evaluation.report(await evaluation.evaluate(store, embedder, dir));
+    out[name] = report;
+    console.log(`\n${evaluation.formatReport(`${name} (${questions.length} questions)`, report)}`);
+    if (argv.includes('--misses')) {
+      for (const miss of report.misses) {
+        const { kind, lang, q } = miss.question;
+        console.log(`  miss [${kind}/${lang}] ${q} → ${miss.top.slice(0, 3).join(', ')}`);
+      }
+    }
+  } finally {
+    if (temp) rmSync(temp, { recursive: true, force: true });
+  }
+}
+if (argv.includes('--tune')) {
+  const tune = dist('eval/tune-fusion.js');
+  const store = new domain.InMemoryResourceStore();
+  const repo = await domain.ResourceRepository.open(store, embedder);
+  await evaluation.seedWorld(repo, world);
+  const records = new Map(repo.snapshot().records.map((record) => [record.uri, record]));
+  const prepared = await tune.prepareQuestions(store, embedder, records, questions);
+  const outcome = tune.tuneFusion(prepared);
+  const fmt = (s) => `recall@10 ${s.recallAt10.toFixed(2)}, MRR ${s.mrr.toFixed(2)}`;
+  console.log(`\nTuned weights: ${JSON.stringify(outcome.weights)}`);
+  console.log(`  with them:        ${fmt(outcome.chosen)} (current weights: ${fmt(outcome.current)})`);
+  console.log(
+    `  cross-validated:  ${fmt(outcome.crossValidated)} (two folds, each half scored with weights chosen on the other)`,
+  );
+  await repo.close();
+}
+const json = arg('json');
+if (json) writeFileSync(json, `${JSON.stringify(out, null, 2)}\n`);
