@@ -26,7 +26,9 @@ export type {
   ChatMessage,
   ChatModel,
   ChatResult,
+  ChatStream,
   ChatUsage,
+  StreamCallOptions,
   StructuredCallOptions,
   ToolCallOptions,
   ToolCallReply,
@@ -34,6 +36,8 @@ export type {
   ToolChoice,
   ToolDefinition,
 } from './model/chat-model';
+export { chatStream } from './model/chat-stream';
+export type { PushText, StreamProducer } from './model/chat-stream';
 export type { PromptRenderer } from './model/prompt-renderer';
 
 // goals
