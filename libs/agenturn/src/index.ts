@@ -90,3 +90,16 @@ export { RequestHandler } from './execution/request-handler';
 export type { HandleRequestOptions } from './execution/request-handler';
 export { AutonomousAgent } from './execution/autonomous-agent';
 export type { PursueNextGoalOptions } from './execution/autonomous-agent';
+
+// retrieval-augmented answers
+export { parseCiteTags } from './rag/cite-tags';
+export type { CiteTag } from './rag/cite-tags';
+export { UNVERIFIED_CITATION_POLICIES, verifyCitations } from './rag/citations';
+export type {
+  Citation,
+  CitationProblem,
+  SourceDocument,
+  UnverifiedCitationPolicy,
+  VerifiedAnswer,
+} from './rag/citations';
+export { MIN_QUOTE_LENGTH, normalizeForQuote, quoteAppearsIn } from './rag/quote-match';
