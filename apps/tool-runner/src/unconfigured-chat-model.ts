@@ -19,4 +19,7 @@ export class UnconfiguredChatModel implements ChatModel {
   text(): never {
     return this.fail();
   }
+  stream(): never {
+    return this.fail();
+  }
 }

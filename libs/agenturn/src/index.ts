@@ -26,7 +26,9 @@ export type {
   ChatMessage,
   ChatModel,
   ChatResult,
+  ChatStream,
   ChatUsage,
+  StreamCallOptions,
   StructuredCallOptions,
   ToolCallOptions,
   ToolCallReply,
@@ -34,6 +36,8 @@ export type {
   ToolChoice,
   ToolDefinition,
 } from './model/chat-model';
+export { chatStream } from './model/chat-stream';
+export type { PushText, StreamProducer } from './model/chat-stream';
 export type { PromptRenderer } from './model/prompt-renderer';
 
 // goals
@@ -86,3 +90,16 @@ export { RequestHandler } from './execution/request-handler';
 export type { HandleRequestOptions } from './execution/request-handler';
 export { AutonomousAgent } from './execution/autonomous-agent';
 export type { PursueNextGoalOptions } from './execution/autonomous-agent';
+
+// retrieval-augmented answers
+export { parseCiteTags } from './rag/cite-tags';
+export type { CiteTag } from './rag/cite-tags';
+export { UNVERIFIED_CITATION_POLICIES, verifyCitations } from './rag/citations';
+export type {
+  Citation,
+  CitationProblem,
+  SourceDocument,
+  UnverifiedCitationPolicy,
+  VerifiedAnswer,
+} from './rag/citations';
+export { MIN_QUOTE_LENGTH, normalizeForQuote, quoteAppearsIn } from './rag/quote-match';

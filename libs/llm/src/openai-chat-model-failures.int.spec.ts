@@ -1,7 +1,7 @@
 import { FakeOpenAIServer } from '@novelrag/testkit';
 import { z } from 'zod';
-import { OpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model';
-import type { LlmUsageEvent } from './usage';
+import type { OpenAIChatModel } from './openai-chat-model';
+import { fakeModelSuite } from './test/fake-model-suite';
 
 /** The error a promise rejects with (fails the test when it resolves). */
 function rejectionOf(p: Promise<unknown>): Promise<Error> {
@@ -17,33 +17,13 @@ const Answer = z.object({ answer: z.string() });
 const messages = [{ role: 'user', content: 'Question?' }] as const;
 
 describe('OpenAIChatModel failures (fake server, real SDK)', () => {
-  let server: FakeOpenAIServer;
-  let events: LlmUsageEvent[];
-  const model = (options: Partial<OpenAIChatModelOptions> = {}) =>
-    new OpenAIChatModel({
-      baseURL: server.baseURL,
-      apiKey: 'sk-very-secret-key',
-      models: { default: 'fake' },
-      maxRetries: 0,
-      onUsage: (e) => events.push(e),
-      ...options,
-    });
+  const suite = fakeModelSuite({ apiKey: 'sk-very-secret-key' });
+  const { events, model } = suite;
   const ask = (m: OpenAIChatModel, extra: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
     m.structured({ messages, purpose: 'analyze', schema: Answer, schemaName: 'answer', ...extra });
 
-  beforeAll(async () => {
-    server = await FakeOpenAIServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    server.reset();
-    events = [];
-  });
-
   it('turns a slow answer into ModelTimeoutError at the per-call deadline, transport retries included', async () => {
-    server.always({}, { delayMs: 10_000, then: { json: { answer: 'late' } } });
+    suite.server.always({}, { delayMs: 10_000, then: { json: { answer: 'late' } } });
     const started = Date.now();
     await expect(ask(model({ maxRetries: 2 }), { timeoutMs: 200 })).rejects.toMatchObject({
       name: 'ModelTimeoutError',
@@ -56,7 +36,7 @@ describe('OpenAIChatModel failures (fake server, real SDK)', () => {
   });
 
   it('uses the adapter default timeout when the call has none', async () => {
-    server.always({}, { delayMs: 10_000 });
+    suite.server.always({}, { delayMs: 10_000 });
     await expect(ask(model({ timeoutMs: 150 }))).rejects.toMatchObject({
       name: 'ModelTimeoutError',
       timeoutMs: 150,
@@ -64,10 +44,10 @@ describe('OpenAIChatModel failures (fake server, real SDK)', () => {
   });
 
   it('rejects with CancelledError when the signal aborts in flight', async () => {
-    server.always({}, { delayMs: 10_000 });
+    suite.server.always({}, { delayMs: 10_000 });
     const controller = new AbortController();
     const call = ask(model(), { signal: controller.signal });
-    await server.waitForRequests(1);
+    await suite.server.waitForRequests(1);
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: 'CancelledError', code: 'CANCELLED', retryable: false });
     expect(events).toEqual([expect.objectContaining({ outcome: 'cancelled' })]);
@@ -77,11 +57,11 @@ describe('OpenAIChatModel failures (fake server, real SDK)', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(ask(model(), { signal: controller.signal })).rejects.toMatchObject({ code: 'CANCELLED' });
-    expect(server.requests).toHaveLength(0);
+    expect(suite.server.requests).toHaveLength(0);
   });
 
   it('maps HTTP 500 to a retryable ModelUnavailableError after the transport retries', async () => {
-    server.always({}, { status: 500, message: 'upstream exploded: SECRET-DETAIL', code: 'boom' });
+    suite.server.always({}, { status: 500, message: 'upstream exploded: SECRET-DETAIL', code: 'boom' });
     const call = ask(model({ maxRetries: 1 }));
     await expect(call).rejects.toMatchObject({
       name: 'ModelUnavailableError',
@@ -93,20 +73,20 @@ describe('OpenAIChatModel failures (fake server, real SDK)', () => {
     expect(err.message).toContain('HTTP 500');
     expect(err.message).not.toContain('SECRET-DETAIL');
     expect(err.message).not.toContain('sk-very-secret-key');
-    expect(server.chatRequests()).toHaveLength(2); // the request plus one transport retry
+    expect(suite.server.chatRequests()).toHaveLength(2); // the request plus one transport retry
   });
 
   it('maps HTTP 401 to a non-retryable ModelUnavailableError without retrying', async () => {
-    server.always({}, { status: 401, message: 'bad key', type: 'invalid_request_error' });
+    suite.server.always({}, { status: 401, message: 'bad key', type: 'invalid_request_error' });
     await expect(ask(model({ maxRetries: 2 }))).rejects.toMatchObject({
       code: 'MODEL_UNAVAILABLE',
       retryable: false,
       details: expect.objectContaining({ status: 401 }),
     });
-    expect(server.chatRequests()).toHaveLength(1);
+    expect(suite.server.chatRequests()).toHaveLength(1);
   });
 
-  it('maps an unreachable server to a retryable ModelUnavailableError', async () => {
+  it('maps an unreachable suite.server to a retryable ModelUnavailableError', async () => {
     const gone = await FakeOpenAIServer.start();
     const baseURL = gone.baseURL;
     await gone.close();
@@ -118,7 +98,9 @@ describe('OpenAIChatModel failures (fake server, real SDK)', () => {
 
   it('answers unscripted requests with a clear 500 that the SDK does not retry, and records them', async () => {
     await expect(ask(model({ maxRetries: 2 }))).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
-    expect(server.unmatched).toHaveLength(1);
-    expect(() => server.assertDone()).toThrow(/unmatched requests: structured chat request, schema "answer"/);
+    expect(suite.server.unmatched).toHaveLength(1);
+    expect(() => suite.server.assertDone()).toThrow(
+      /unmatched requests: structured chat request, schema "answer"/,
+    );
   });
 });

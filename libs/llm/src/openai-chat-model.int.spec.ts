@@ -1,7 +1,6 @@
 import { FakeOpenAIServer } from '@novelrag/testkit';
 import { z } from 'zod';
-import { OpenAIChatModel, type OpenAIChatModelOptions } from './openai-chat-model';
-import type { LlmUsageEvent } from './usage';
+import { fakeModelSuite } from './test/fake-model-suite';
 
 /** The error a promise rejects with (fails the test when it resolves). */
 function rejectionOf(p: Promise<unknown>): Promise<Error> {
@@ -31,34 +30,17 @@ type Body = {
 const bodyOf = (server: FakeOpenAIServer, i: number) => server.requests[i]!.body as Body;
 
 describe('OpenAIChatModel structured and text calls (fake server, real SDK)', () => {
-  let server: FakeOpenAIServer;
-  let events: LlmUsageEvent[];
-  const model = (options: Partial<OpenAIChatModelOptions> = {}) =>
-    new OpenAIChatModel({
-      baseURL: server.baseURL,
-      apiKey: 'sk-test-key',
-      models: { default: 'fake-default', byPurpose: { translate: 'fake-translator' } },
-      maxRetries: 0,
-      onUsage: (e) => events.push(e),
-      ...options,
-    });
+  const suite = fakeModelSuite({
+    models: { default: 'fake-default', byPurpose: { translate: 'fake-translator' } },
+  });
+  const { events, model } = suite;
 
-  beforeAll(async () => {
-    server = await FakeOpenAIServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  beforeEach(() => {
-    server.reset();
-    events = [];
-  });
   afterEach(() => {
-    server.assertDone();
+    suite.server.assertDone();
   });
 
   it('sends a strict json_schema response format and returns the validated value', async () => {
-    server.once(
+    suite.server.once(
       { kind: 'structured', schemaName: 'goal' },
       { json: { goal: 'Create 余归', priority: null } },
       {
@@ -79,7 +61,7 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
       usage: { promptTokens: 40, completionTokens: 7, totalTokens: 47 },
     });
     expect(result.latencyMs).toBeGreaterThanOrEqual(0);
-    const body = bodyOf(server, 0);
+    const body = bodyOf(suite.server, 0);
     expect(body.model).toBe('fake-translator');
     expect(body.temperature).toBe(0.2);
     expect(body.messages).toEqual(messages);
@@ -91,7 +73,7 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
         schema: { type: 'object', additionalProperties: false, required: ['goal', 'priority'] },
       },
     });
-    expect(server.requests[0]!.headers['authorization']).toBeUndefined(); // recorded without credentials
+    expect(suite.server.requests[0]!.headers['authorization']).toBeUndefined(); // recorded without credentials
     expect(events).toEqual([
       expect.objectContaining({ kind: 'structured', purpose: 'translate', outcome: 'ok', attempts: 1 }),
     ]);
@@ -99,7 +81,7 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
   });
 
   it('json_object mode puts the schema into a system message and still validates', async () => {
-    server.once({ kind: 'structured' }, { text: '```json\n{"goal":"g","priority":"high"}\n```' });
+    suite.server.once({ kind: 'structured' }, { text: '```json\n{"goal":"g","priority":"high"}\n```' });
     const result = await model({ structuredMode: 'json_object' }).structured({
       messages,
       purpose: 'assess',
@@ -108,16 +90,16 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
     });
     expect(result.value).toEqual({ goal: 'g', priority: 'high' });
     expect(result.model).toBe('fake-default');
-    const body = bodyOf(server, 0);
+    const body = bodyOf(suite.server, 0);
     expect(body.response_format).toEqual({ type: 'json_object' });
-    expect(server.requests[0]!.schemaName).toBeUndefined();
+    expect(suite.server.requests[0]!.schemaName).toBeUndefined();
     expect(body.messages.map((m) => m.role)).toEqual(['system', 'system', 'user']);
     expect(body.messages[1]!.content).toContain('"goal"');
     expect(body.messages[1]!.content).toContain('"additionalProperties":false');
   });
 
   it('recovers from an invalid answer by feeding the validation error back', async () => {
-    server
+    suite.server
       .once(
         { schemaName: 'goal' },
         { json: { goal: 42, priority: 'urgent' } },
@@ -137,7 +119,7 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
     expect(result.value).toEqual({ goal: 'fixed', priority: 'low' });
     expect(result.attempts).toBe(2);
     expect(result.usage).toEqual({ promptTokens: 30, completionTokens: 10, totalTokens: 40 });
-    const retry = bodyOf(server, 1).messages;
+    const retry = bodyOf(suite.server, 1).messages;
     expect(retry.slice(0, 2)).toEqual(messages);
     expect(retry[2]).toEqual({ role: 'assistant', content: '{"goal":42,"priority":"urgent"}' });
     expect(retry[3]!.role).toBe('user');
@@ -148,7 +130,7 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
   });
 
   it('feeds back invalid JSON, refusals and empty answers before succeeding', async () => {
-    server
+    suite.server
       .once({}, { text: 'Sure! Here is the goal: {goal' })
       .once({}, { refusal: 'I cannot help with that.' })
       .once({}, { text: '   ' })
@@ -160,7 +142,7 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
       schemaName: 'goal',
     });
     expect(result.attempts).toBe(4);
-    const last = bodyOf(server, 3).messages.slice(2);
+    const last = bodyOf(suite.server, 3).messages.slice(2);
     expect(last.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant', 'user', 'user']);
     expect(last[1]!.content).toContain('not valid JSON');
     expect(last[3]!.content).toContain('do not refuse');
@@ -168,7 +150,7 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
   });
 
   it('throws ModelOutputError after the validation retries, without the output in the message', async () => {
-    server.always({ schemaName: 'goal' }, { json: { goal: 'SECRET-OUTPUT', priority: 'urgent' } });
+    suite.server.always({ schemaName: 'goal' }, { json: { goal: 'SECRET-OUTPUT', priority: 'urgent' } });
     const call = model().structured({ messages, purpose: 'translate', schema: Goal, schemaName: 'goal' });
     await expect(call).rejects.toMatchObject({
       name: 'ModelOutputError',
@@ -180,7 +162,7 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
     const err = await rejectionOf(call);
     expect(err.message).not.toContain('SECRET-OUTPUT');
     expect(err.message).not.toContain('SECRET-PROMPT-TEXT');
-    expect(server.chatRequests()).toHaveLength(3);
+    expect(suite.server.chatRequests()).toHaveLength(3);
     expect(events.at(-1)).toMatchObject({
       outcome: 'invalid_output',
       attempts: 3,
@@ -192,19 +174,19 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
     await expect(
       model().structured({ messages, purpose: 'translate', schema: Goal, schemaName: 'bad name!' }),
     ).rejects.toMatchObject({ name: 'ConfigError' });
-    expect(server.requests).toHaveLength(0);
+    expect(suite.server.requests).toHaveLength(0);
   });
 
   it('returns plain text, retrying an empty answer', async () => {
-    server.once({ kind: 'text' }, { text: '' }).once({ kind: 'text' }, { text: 'A calm summary.' });
+    suite.server.once({ kind: 'text' }, { text: '' }).once({ kind: 'text' }, { text: 'A calm summary.' });
     const result = await model().text({ messages, purpose: 'summarize' });
     expect(result.value).toBe('A calm summary.');
     expect(result.attempts).toBe(2);
-    expect(bodyOf(server, 0).response_format).toBeUndefined();
+    expect(bodyOf(suite.server, 0).response_format).toBeUndefined();
   });
 
   it('throws ModelOutputError when text stays empty', async () => {
-    server.always({ kind: 'text' }, { text: '' });
+    suite.server.always({ kind: 'text' }, { text: '' });
     await expect(
       model({ validationRetries: 1 }).text({ messages, purpose: 'summarize' }),
     ).rejects.toMatchObject({

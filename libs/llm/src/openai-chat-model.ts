@@ -5,13 +5,18 @@ import {
   type ChatMessage,
   type ChatModel,
   type ChatResult,
+  type ChatStream,
   type ChatUsage,
+  chatStream,
   ConfigError,
   ModelOutputError,
+  type PushText,
+  type StreamCallOptions,
   type StructuredCallOptions,
   type ToolCallOptions,
   type ToolCallReply,
   type ToolChoice,
+  type ToolDefinition,
 } from '@novelrag/agenturn';
 import OpenAI from 'openai';
 import type {
@@ -21,6 +26,7 @@ import type {
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import { SCHEMA_NAME_PATTERN, toProviderJsonSchema } from './json-schema';
+import { streamCompletion } from './openai-chat-stream';
 import { mapOpenAIError, outcomeOf } from './openai-errors';
 import {
   type Interpretation,
@@ -94,6 +100,32 @@ function withSystemNote(messages: ChatCompletionMessageParam[], note: string): C
 
 type RequestBody = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'messages'>;
 
+/** The request fields that offer tools, after checking that a forced choice names an offered tool. */
+function toolsBody(tools: readonly ToolDefinition[], toolChoice: ToolChoice): RequestBody {
+  if (tools.length === 0) throw new ConfigError('a tool call needs at least one tool');
+  if (typeof toolChoice === 'object' && !tools.some((t) => t.name === toolChoice.name)) {
+    throw new ConfigError(`toolChoice names "${toolChoice.name}", which is not among the offered tools`);
+  }
+  return {
+    tools: tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: { ...t.parameters } },
+    })),
+    tool_choice: toProviderToolChoice(toolChoice),
+  };
+}
+
+/** How one attempt reaches the provider: a plain request, or a stream whose text goes to the reader meanwhile. */
+interface Exchange {
+  send(
+    params: ChatCompletionCreateParamsNonStreaming,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<ChatCompletion>;
+  /** Whether an invalid answer may still be retried (not once streamed text reached the reader). */
+  mayRetry(): boolean;
+}
+
 /**
  * `ChatModel` over the OpenAI Chat Completions API (`chat.completions.create`), usable with any compatible server.
  *
@@ -164,18 +196,8 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   async callTools(options: ToolCallOptions): Promise<ChatResult<ToolCallReply>> {
-    if (options.tools.length === 0) throw new ConfigError('callTools needs at least one tool');
     const { toolChoice } = options;
-    if (typeof toolChoice === 'object' && !options.tools.some((t) => t.name === toolChoice.name)) {
-      throw new ConfigError(`toolChoice names "${toolChoice.name}", which is not among the offered tools`);
-    }
-    const body: RequestBody = {
-      tools: options.tools.map((t) => ({
-        type: 'function',
-        function: { name: t.name, description: t.description, parameters: { ...t.parameters } },
-      })),
-      tool_choice: toProviderToolChoice(toolChoice),
-    };
+    const body = toolsBody(options.tools, toolChoice);
     return this.run('tools', options, toProviderMessages(options.messages), body, (m) =>
       interpretToolCalls(m, options.tools, toolChoice),
     );
@@ -185,6 +207,48 @@ export class OpenAIChatModel implements ChatModel {
     return this.run('text', options, toProviderMessages(options.messages), {}, interpretText);
   }
 
+  /**
+   * Streams the answer (`stream: true` with usage included). An invalid answer is retried like the other calls only
+   * while no text has reached the reader (a tool-call-only answer); after that it fails with `ModelOutputError`.
+   */
+  stream(options: StreamCallOptions): ChatStream {
+    return chatStream((push, signal) => this.runStream(options, push, signal), options.signal);
+  }
+
+  private async runStream(
+    options: StreamCallOptions,
+    push: PushText,
+    signal: AbortSignal,
+  ): Promise<ChatResult<ToolCallReply>> {
+    const tools = options.tools ?? [];
+    const toolChoice = options.toolChoice ?? 'auto';
+    const body = tools.length > 0 ? toolsBody(tools, toolChoice) : {};
+    let streamed = false;
+    const exchange: Exchange = {
+      send: (params, requestSignal, timeoutMs) =>
+        streamCompletion(
+          this.client,
+          params,
+          (text) => {
+            if (text === '') return;
+            streamed = true;
+            push(text);
+          },
+          { signal: requestSignal, timeoutMs, purpose: options.purpose },
+        ),
+      mayRetry: () => !streamed,
+    };
+    const interpret = (
+      message: ChatCompletion['choices'][number]['message'],
+    ): Interpretation<ToolCallReply> => {
+      if (tools.length > 0) return interpretToolCalls(message, tools, toolChoice);
+      const text = interpretText(message);
+      return text.ok ? { ok: true, value: { content: text.value, toolCalls: [] } } : text;
+    };
+    const call = { ...options, signal };
+    return this.run('stream', call, toProviderMessages(options.messages), body, interpret, exchange);
+  }
+
   /** The attempt loop shared by the three call kinds: request, interpret, feed problems back, give up. */
   private async run<T>(
     kind: LlmCallKind,
@@ -192,6 +256,7 @@ export class OpenAIChatModel implements ChatModel {
     initialMessages: ChatCompletionMessageParam[],
     body: RequestBody,
     interpret: (message: ChatCompletion['choices'][number]['message']) => Interpretation<T>,
+    exchange: Exchange = this.plainExchange,
   ): Promise<ChatResult<T>> {
     const started = Date.now();
     let model = this.modelFor(call.purpose);
@@ -214,7 +279,7 @@ export class OpenAIChatModel implements ChatModel {
     try {
       for (;;) {
         attempts += 1;
-        const completion = await this.request(call, timeoutMs, {
+        const completion = await this.request(call, timeoutMs, exchange, {
           ...body,
           model: requestedModel,
           messages,
@@ -236,7 +301,7 @@ export class OpenAIChatModel implements ChatModel {
           report('ok');
           return { value: result.value, model, usage, latencyMs: Date.now() - started, attempts };
         }
-        if (attempts > this.validationRetries) {
+        if (attempts > this.validationRetries || !exchange.mayRetry()) {
           throw new ModelOutputError({
             issues: result.issues,
             rawOutputLength: result.rawOutputLength,
@@ -262,10 +327,17 @@ export class OpenAIChatModel implements ChatModel {
     }
   }
 
+  private readonly plainExchange: Exchange = {
+    send: (params, signal, timeoutMs) =>
+      this.client.chat.completions.create(params, { signal, timeout: timeoutMs }),
+    mayRetry: () => true,
+  };
+
   /** One request, bounded by `timeoutMs` (transport retries included) and the caller's signal. */
   private async request(
     call: ChatCallOptions,
     timeoutMs: number,
+    exchange: Exchange,
     params: ChatCompletionCreateParamsNonStreaming,
   ): Promise<ChatCompletion> {
     if (call.signal?.aborted) throw new CancelledError(`model call (${call.purpose}) cancelled`);
@@ -273,7 +345,7 @@ export class OpenAIChatModel implements ChatModel {
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal;
     try {
-      return await this.client.chat.completions.create(params, { signal, timeout: timeoutMs });
+      return await exchange.send(params, signal, timeoutMs);
     } catch (err) {
       throw mapOpenAIError(err, {
         purpose: call.purpose,

@@ -1,7 +1,7 @@
 import type { ChatUsage } from '@novelrag/agenturn';
 
 /** Which adapter operation an event describes. */
-export type LlmCallKind = 'structured' | 'tools' | 'text' | 'embeddings';
+export type LlmCallKind = 'structured' | 'tools' | 'text' | 'stream' | 'embeddings';
 
 /** How a model call ended, as reported to the usage hook. */
 export type LlmCallOutcome = 'ok' | 'invalid_output' | 'timeout' | 'cancelled' | 'unavailable';

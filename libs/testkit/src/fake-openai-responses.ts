@@ -7,12 +7,12 @@ export function estimateTokens(text: string): number {
 }
 
 let counter = 0;
-function nextId(prefix: string): string {
+export function nextId(prefix: string): string {
   counter += 1;
   return `${prefix}-fake-${counter}`;
 }
 
-function usageOf(usage: FakeUsage) {
+export function usageOf(usage: FakeUsage) {
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,

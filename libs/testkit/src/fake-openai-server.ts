@@ -2,6 +2,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import { chatCompletion, embeddingsResponse, errorBody, estimateTokens } from './fake-openai-responses';
 import { describe, isObject, type Json, matches, parseRequest } from './fake-openai-requests';
+import { piecesOf, sendStream } from './fake-openai-stream';
 import type {
   FakeHandler,
   FakeMatch,
@@ -25,6 +26,7 @@ interface ActiveHandler {
  * request no handler matches gets a 500 (marked not retryable for the SDK) and is recorded in `unmatched`;
  * `assertDone()` fails on those and on handlers left unused, so a test sees both unexpected and missing calls.
  * Embeddings answer deterministic hashed vectors unless a handler for `endpoint: 'embeddings'` says otherwise.
+ * Chat requests with `stream: true` are answered as server-sent chunks (see `FakeReply`).
  */
 export class FakeOpenAIServer {
   /** Every request, in arrival order. */
@@ -176,10 +178,6 @@ export class FakeOpenAIServer {
 
   /** Answers a chat or embeddings request with its handler (default vectors for embeddings, else a 500). */
   private reply(res: ServerResponse, record: RecordedRequest, found: ActiveHandler | undefined): void {
-    if (isObject(record.body) && record.body['stream'] === true) {
-      this.send(res, 400, errorBody('FakeOpenAIServer does not stream', 'invalid_request_error'));
-      return;
-    }
     if (!found) {
       if (record.endpoint === 'embeddings') {
         this.answer(res, record, { text: '' }, undefined);
@@ -246,12 +244,24 @@ export class FakeOpenAIServer {
     let completion: Json;
     if ('json' in reply) content = JSON.stringify(reply.json);
     else if ('text' in reply) content = reply.text;
+    else if ('chunks' in reply) content = reply.chunks.join('');
     else if ('toolCalls' in reply) content = reply.content ?? null;
     const completionTokens = usage?.completionTokens ?? estimateTokens(content ?? JSON.stringify(reply));
     const tokens = { promptTokens, completionTokens };
+    if (body['stream'] === true) {
+      sendStream(res, {
+        model,
+        pieces: 'chunks' in reply ? reply.chunks : piecesOf(content),
+        usage: tokens,
+        ...('refusal' in reply ? { refusal: reply.refusal } : {}),
+        ...('toolCalls' in reply && reply.toolCalls ? { toolCalls: reply.toolCalls } : {}),
+        ...('end' in reply && reply.end ? { end: reply.end } : {}),
+      });
+      return;
+    }
     if ('refusal' in reply) {
       completion = chatCompletion({ model, content: null, refusal: reply.refusal, usage: tokens });
-    } else if ('toolCalls' in reply) {
+    } else if ('toolCalls' in reply && reply.toolCalls) {
       completion = chatCompletion({ model, content, toolCalls: reply.toolCalls, usage: tokens });
     } else {
       completion = chatCompletion({ model, content, usage: tokens });

@@ -40,7 +40,14 @@ export interface FakeToolCall {
   readonly id?: string;
 }
 
-/** How the fake model answers. */
+/** How a streamed answer ends: normally, by stalling with the response left open, or by cutting the connection. */
+export type FakeStreamEnd = 'done' | 'hang' | 'drop';
+
+/**
+ * How the fake model answers. A request with `stream: true` gets the same reply as `chat.completion.chunk` events
+ * (text in word-sized pieces unless `chunks` gives them, usage in a last chunk); a non-streamed request gets a
+ * `chunks` reply as one text.
+ */
 export type FakeReply =
   /** `content` = JSON.stringify(json). */
   | { readonly json: unknown }
@@ -48,6 +55,12 @@ export type FakeReply =
   | { readonly text: string }
   | { readonly toolCalls: readonly FakeToolCall[]; readonly content?: string }
   | { readonly refusal: string }
+  /** Exactly these text pieces (then tool calls, if any), ending as `end` says (default `done`). */
+  | {
+      readonly chunks: readonly string[];
+      readonly toolCalls?: readonly FakeToolCall[];
+      readonly end?: FakeStreamEnd;
+    }
   /** An HTTP error in OpenAI's error shape. */
   | { readonly status: number; readonly message?: string; readonly code?: string; readonly type?: string }
   /** Wait, then answer `then` (default: never answer; the client's timeout or abort ends it). */

@@ -6,6 +6,7 @@ export type {
   FakeOpenAIServerOptions,
   FakeReply,
   FakeRequestKind,
+  FakeStreamEnd,
   FakeToolCall,
   FakeUsage,
   RecordedRequest,

@@ -132,6 +132,7 @@ export class SwitchableChatModel implements ChatModel {
   structured: ChatModel['structured'] = (options) => this.current.structured(options);
   callTools: ChatModel['callTools'] = (options) => this.current.callTools(options);
   text: ChatModel['text'] = (options) => this.current.text(options);
+  stream: ChatModel['stream'] = (options) => this.current.stream(options);
 }
 
 /** Writes operations directly (seed data of a test, not through a tool). */

@@ -4,9 +4,13 @@ import { relationWriteTool } from './relation-write.tool';
 import { resourceFetchTool } from './resource-fetch.tool';
 import { resourceSearchTool } from './resource-search.tool';
 import { resourceWriteTool } from './resource-write/resource-write.tool';
+import { gradeTool } from './retrieval/grade.tool';
+import { queryRewriteTool } from './retrieval/query-rewrite.tool';
+import { rerankTool } from './retrieval/rerank.tool';
+import { vectorRetrieveTool } from './retrieval/vector-retrieve.tool';
 import type { ToolDeps } from './tool-deps';
 
-/** The built-in resource tools, in the order they are listed. */
+/** The built-in resource and retrieval tools, in the order they are listed. */
 export function builtinTools(deps: ToolDeps): HostedTool[] {
   return [
     aspectCreateTool(deps),
@@ -14,5 +18,9 @@ export function builtinTools(deps: ToolDeps): HostedTool[] {
     relationWriteTool(deps),
     resourceFetchTool(deps),
     resourceSearchTool(deps),
+    vectorRetrieveTool(deps),
+    rerankTool(deps),
+    gradeTool(deps),
+    queryRewriteTool(deps),
   ];
 }

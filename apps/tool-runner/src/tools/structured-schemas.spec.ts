@@ -12,6 +12,9 @@ import {
   RelationUpdateUris,
   RequiredUpdates,
 } from './resource-write/schemas';
+import { DocumentGrades } from './retrieval/grade.tool';
+import { QueryRewrite } from './retrieval/query-rewrite.tool';
+import { DocumentRanking } from './retrieval/rerank.tool';
 
 const keysOf = (uri: string) => (uri.startsWith('/character') ? ['skills'] : []);
 
@@ -27,6 +30,9 @@ const SCHEMAS: Record<string, z.ZodType> = {
   relation_update_uris: RelationUpdateUris,
   relation_update: RelationUpdate,
   backlog_items: BacklogItems,
+  document_ranking: DocumentRanking,
+  document_grades: DocumentGrades,
+  query_rewrite: QueryRewrite,
 };
 
 const op = (over: Record<string, unknown>) => ({

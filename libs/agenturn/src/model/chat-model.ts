@@ -62,6 +62,28 @@ export interface ToolCallReply {
   readonly toolCalls: readonly ToolCallRequest[];
 }
 
+/** A streamed call: plain text, or text plus functions the model may call instead of (or after) writing. */
+export interface StreamCallOptions extends ChatCallOptions {
+  /** Functions the model may call; absent or empty for a plain text answer. */
+  readonly tools?: readonly ToolDefinition[];
+  /** Only with `tools`; default `auto`. */
+  readonly toolChoice?: ToolChoice;
+}
+
+/**
+ * A streamed answer. Iterating yields the answer's text in order, as it arrives (non-empty pieces); `result` settles
+ * after the last piece with the whole reply (`content` is the concatenated text, `toolCalls` what the model called)
+ * and its usage. The stream runs whether or not anyone iterates: `result` alone may be awaited (pieces are buffered).
+ *
+ * One consumer only: a second iteration throws. Leaving the loop early (`break`, `return`) abandons the call: the
+ * request is aborted and `result` rejects with `CancelledError`. A failure ends the iteration with the same error
+ * `result` rejects with (the `ChatModel` errors); text already yielded is then partial and must be discarded. Once
+ * text has been yielded the adapter no longer retries an invalid answer.
+ */
+export interface ChatStream extends AsyncIterable<string> {
+  readonly result: Promise<ChatResult<ToolCallReply>>;
+}
+
 /** What every call returns: the value plus what it cost. */
 export interface ChatResult<T> {
   readonly value: T;
@@ -87,4 +109,6 @@ export interface ChatModel {
   callTools(options: ToolCallOptions): Promise<ChatResult<ToolCallReply>>;
   /** Plain text. */
   text(options: ChatCallOptions): Promise<ChatResult<string>>;
+  /** Text streamed as it is generated (optionally with tools); see `ChatStream`. Returns at once, never throws. */
+  stream(options: StreamCallOptions): ChatStream;
 }

@@ -1,6 +1,6 @@
 // Test doubles for @novelrag/agenturn. For tests and clearly labelled offline demos only.
-export { ScriptedChatModel, ScriptMismatchError } from './scripted-chat-model';
-export type { ScriptEntry, ScriptedCall, ScriptedCallKind } from './scripted-chat-model';
+export { ScriptedChatModel, ScriptMismatchError, streamingPieces } from './scripted-chat-model';
+export type { ScriptEntry, ScriptedCall, ScriptedCallKind, StreamScript } from './scripted-chat-model';
 export { RecordingExecutionContext } from './recording-execution-context';
 export type {
   LogLevel,

@@ -3,10 +3,15 @@ import type {
   ChatCallOptions,
   ChatModel,
   ChatResult,
+  ChatStream,
+  StreamCallOptions,
   StructuredCallOptions,
   ToolCallOptions,
   ToolCallReply,
+  ToolCallRequest,
+  ToolChoice,
 } from '../model/chat-model';
+import { chatStream } from '../model/chat-stream';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -37,6 +42,25 @@ export type ScriptEntry =
       readonly kind: 'text';
       readonly purpose?: string;
       readonly respond: string | ((options: ChatCallOptions) => MaybePromise<string>);
+    }
+  | {
+      readonly kind: 'stream';
+      readonly purpose?: string;
+      readonly respond: StreamScript | ((options: StreamCallOptions) => MaybePromise<StreamScript>);
+      /** As for `tools`: skip the checks of the tool calls against the offered tools and the tool choice. */
+      readonly unchecked?: boolean;
+    };
+
+/**
+ * A scripted streamed answer: a text (streamed in word-sized pieces, long words cut), or the exact pieces, optionally
+ * followed by tool calls. Pieces given as an async iterable let a test pace the stream (e.g. release the next piece
+ * only after it saw the previous one).
+ */
+export type StreamScript =
+  | string
+  | {
+      readonly deltas: readonly string[] | AsyncIterable<string>;
+      readonly toolCalls?: readonly ToolCallRequest[];
     };
 
 export type ScriptedCallKind = ScriptEntry['kind'];
@@ -99,22 +123,28 @@ export class ScriptedChatModel implements ChatModel {
     const entry = this.take(options, { kind: 'tools', toolNames });
     if (entry.kind !== 'tools') throw this.unreachable();
     const reply = typeof entry.respond === 'function' ? await entry.respond(options) : entry.respond;
-    if (entry.unchecked === true) return this.result(options, reply, JSON.stringify(reply));
-    for (const call of reply.toolCalls) {
-      if (!toolNames.includes(call.name)) {
-        throw this.mismatch(
-          `script entry #${this.next} calls tool "${call.name}", which was not offered (offered: ${toolNames.join(', ')})`,
-        );
-      }
-    }
-    const choice = options.toolChoice;
-    if (choice !== 'auto' && reply.toolCalls.length === 0) {
-      throw this.mismatch(`script entry #${this.next} makes no tool call although toolChoice requires one`);
-    }
-    if (typeof choice === 'object' && reply.toolCalls.some((c) => c.name !== choice.name)) {
-      throw this.mismatch(`script entry #${this.next} calls a tool other than the forced "${choice.name}"`);
-    }
+    if (entry.unchecked !== true) this.checkToolCalls(reply.toolCalls, toolNames, options.toolChoice);
     return this.result(options, reply, JSON.stringify(reply));
+  }
+
+  /** Streams the scripted pieces; a signal that aborts between pieces rejects with `CancelledError`. */
+  stream(options: StreamCallOptions): ChatStream {
+    return chatStream(async (push, signal) => {
+      const toolNames = (options.tools ?? []).map((t) => t.name);
+      const entry = this.take({ ...options, signal }, { kind: 'stream', toolNames });
+      if (entry.kind !== 'stream') throw this.unreachable();
+      const script = typeof entry.respond === 'function' ? await entry.respond(options) : entry.respond;
+      const deltas = typeof script === 'string' ? streamingPieces(script) : script.deltas;
+      const toolCalls = typeof script === 'string' ? [] : (script.toolCalls ?? []);
+      if (entry.unchecked !== true) this.checkToolCalls(toolCalls, toolNames, options.toolChoice ?? 'auto');
+      let text = '';
+      for await (const piece of untilAborted(deltas, signal)) {
+        text += piece;
+        push(piece);
+      }
+      const reply: ToolCallReply = { content: text === '' ? null : text, toolCalls };
+      return this.result(options, reply, text + JSON.stringify(toolCalls));
+    }, options.signal);
   }
 
   async text(options: ChatCallOptions): Promise<ChatResult<string>> {
@@ -130,6 +160,26 @@ export class ScriptedChatModel implements ChatModel {
     if (this.remaining > 0) {
       const left = this.script.slice(this.next).map(describeEntry).join(', ');
       throw new ScriptMismatchError(`scripted model: ${this.remaining} expected call(s) never made: ${left}`);
+    }
+  }
+
+  private checkToolCalls(
+    calls: readonly ToolCallRequest[],
+    toolNames: readonly string[],
+    choice: ToolChoice,
+  ): void {
+    for (const call of calls) {
+      if (!toolNames.includes(call.name)) {
+        throw this.mismatch(
+          `script entry #${this.next} calls tool "${call.name}", which was not offered (offered: ${toolNames.join(', ')})`,
+        );
+      }
+    }
+    if (choice !== 'auto' && calls.length === 0) {
+      throw this.mismatch(`script entry #${this.next} makes no tool call although toolChoice requires one`);
+    }
+    if (typeof choice === 'object' && calls.some((c) => c.name !== choice.name)) {
+      throw this.mismatch(`script entry #${this.next} calls a tool other than the forced "${choice.name}"`);
     }
   }
 
@@ -188,4 +238,44 @@ function describeEntry(e: { kind: ScriptedCallKind; schemaName?: string; purpose
   if (e.schemaName !== undefined) parts.push(`schema=${e.schemaName}`);
   if (e.purpose !== undefined) parts.push(`purpose=${e.purpose}`);
   return `{${parts.join(' ')}}`;
+}
+
+const MAX_PIECE = 8;
+
+/** A text cut as a model streams it: words with their leading space, long runs (CJK has no spaces) in short pieces. */
+export function streamingPieces(text: string): string[] {
+  const words = text.match(/\s*\S+|\s+/gu) ?? [];
+  return words.flatMap((word) => {
+    const chars = Array.from(word);
+    const pieces: string[] = [];
+    for (let i = 0; i < chars.length; i += MAX_PIECE) pieces.push(chars.slice(i, i + MAX_PIECE).join(''));
+    return pieces;
+  });
+}
+
+/** The pieces of `source` until `signal` aborts (also while waiting for the next piece). */
+async function* untilAborted(
+  source: readonly string[] | AsyncIterable<string>,
+  signal: AbortSignal,
+): AsyncGenerator<string> {
+  const iterator = (async function* () {
+    yield* source;
+  })();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(new CancelledError('model call cancelled', { cause: signal.reason }));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
+  try {
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next.done === true) return;
+      yield next.value;
+    }
+  } finally {
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    void iterator.return(undefined);
+  }
 }
