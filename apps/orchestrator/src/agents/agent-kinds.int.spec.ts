@@ -79,7 +79,7 @@ describe('agent kinds (real NATS)', () => {
       store,
       threads,
       leases: await ThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 }),
-      tools: { live: () => catalog },
+      tools: { live: () => catalog, discoverFor: () => Promise.resolve() },
       executors: () => {
         const inProcess = new InProcessToolExecutor(catalog);
         return {

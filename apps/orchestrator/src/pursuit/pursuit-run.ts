@@ -310,6 +310,7 @@ export class PursuitRun implements RunningGoal {
       historyText: scene.historyText,
       workspace: scene.thread.workspace,
       tools: deps.tools.live(),
+      findTools: (names) => deps.tools.discoverFor(names),
       executor,
       execution: new GoalExecutionContext({
         goalId: record.goalId,
