@@ -234,6 +234,7 @@ export {
   GoalCancelledEvent,
   GoalCompletedEvent,
   GoalFailedEvent,
+  GoalAbandonedEvent,
   GoalStartedEvent,
   GoalStatusChangedEvent,
   InteractionAnsweredEvent,

@@ -133,7 +133,11 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
 
     // A name nobody serves is looked for once per interval, not on every mention.
     let discoveries = 0;
-    const counting = nc.subscribe('$SRV.INFO', { callback: () => (discoveries += 1) });
+    const counting = nc.subscribe('$SRV.INFO', {
+      callback: () => {
+        discoveries += 1;
+      },
+    });
     await nc.flush();
     await registry.discoverFor(['no-such-tool']);
     await registry.discoverFor(['no-such-tool', 'eta']);
