@@ -405,7 +405,7 @@ async function concurrentGoals(nc, natsUrl, post) {
   const sub = nc.subscribe('novelrag.trace.*.goal.*', {
     callback: (_err, msg) => {
       const kind = msg.subject.split('.').slice(3).join('.');
-      if (!['goal.completed', 'goal.failed', 'goal.cancelled'].includes(kind)) return;
+      if (!['goal.completed', 'goal.failed', 'goal.abandoned', 'goal.cancelled'].includes(kind)) return;
       const id = msg.subject.split('.')[2];
       done.set(id, { kind, at: process.hrtime.bigint() });
       waiters.get(id)?.();

@@ -233,6 +233,7 @@ export {
   GoalCancelledEvent,
   GoalCompletedEvent,
   GoalFailedEvent,
+  GoalAbandonedEvent,
   GoalStartedEvent,
   GoalStatusChangedEvent,
   InteractionAnsweredEvent,

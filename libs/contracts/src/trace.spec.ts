@@ -11,6 +11,7 @@ describe('TraceEvent', () => {
         'goal.status_changed',
         'goal.completed',
         'goal.failed',
+        'goal.abandoned',
         'goal.cancelled',
         'assessment',
         'discovery.plan',

@@ -77,6 +77,8 @@ export const GoalFailedEvent = event('goal.failed', {
   outcome: GoalOutcome,
   error: ErrorEnvelope.optional(),
 });
+/** A goal that ended `abandoned`: a budget ran out (`outcome.limitHit`) or the agent finalized it as incomplete. */
+export const GoalAbandonedEvent = event('goal.abandoned', { outcome: GoalOutcome });
 export const GoalCancelledEvent = event('goal.cancelled', {
   outcome: GoalOutcome,
   requestedBy: Label.optional(),
@@ -152,6 +154,7 @@ export const TraceEvent = z.discriminatedUnion('kind', [
   GoalStatusChangedEvent,
   GoalCompletedEvent,
   GoalFailedEvent,
+  GoalAbandonedEvent,
   GoalCancelledEvent,
   AssessmentEvent,
   DiscoveryPlanEvent,
@@ -177,5 +180,10 @@ export type TraceEventOf<K extends TraceKind> = Extract<TraceEvent, { kind: K }>
 export const TRACE_KINDS = TraceEvent.options.map((o) => o.shape.kind.value) as readonly TraceKind[];
 export const TraceKind = z.enum(TRACE_KINDS as [TraceKind, ...TraceKind[]]);
 
-/** Trace kinds after which no further event of the goal follows. */
-export const FINAL_TRACE_KINDS: readonly TraceKind[] = ['goal.completed', 'goal.failed', 'goal.cancelled'];
+/** Trace kinds after which no further event of the goal follows: one per terminal status, named after it. */
+export const FINAL_TRACE_KINDS: readonly TraceKind[] = [
+  'goal.completed',
+  'goal.failed',
+  'goal.abandoned',
+  'goal.cancelled',
+];

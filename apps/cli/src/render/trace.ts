@@ -32,6 +32,7 @@ export function phaseOf(event: TraceEvent): string | undefined {
     case 'resolution':
     case 'goal.completed':
     case 'goal.failed':
+    case 'goal.abandoned':
     case 'goal.cancelled':
       return 'outcome';
     case 'goal.accepted':
@@ -178,6 +179,7 @@ const RENDERERS: { readonly [K in TraceKind]: Renderer<K> } = {
     `${s.yellow('[limit]')} ${event.limit} reached (${event.value}/${event.max})`,
   'goal.completed': renderEnd,
   'goal.failed': renderEnd,
+  'goal.abandoned': renderEnd,
   'goal.cancelled': renderEnd,
 };
 

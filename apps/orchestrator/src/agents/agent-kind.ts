@@ -51,6 +51,11 @@ export interface AgentContext {
   /** The thread's workspace as the previous goal left it. */
   readonly workspace: WorkspaceState;
   readonly tools: ToolCatalog;
+  /**
+   * Refreshes `tools` when the kind meets tool names it does not offer now (unknown or unavailable: a tool may have
+   * appeared since the last discovery). Resolves when done; never rejects.
+   */
+  readonly findTools: (names: readonly string[]) => Promise<void>;
   /** Runs the kind's tool calls (remote in the orchestrator). */
   readonly executor: ToolExecutor;
   /** The goal's runtime: trace, human interactions, backlog. */

@@ -85,7 +85,7 @@ describe('agent kinds (real NATS)', () => {
       store,
       threads,
       leases: await KvThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 }),
-      tools: { live: () => catalog },
+      tools: { live: () => catalog, discoverFor: () => Promise.resolve() },
       executors: () => {
         const inProcess = new InProcessToolExecutor(catalog);
         return {

@@ -36,6 +36,7 @@ export class NovelragAgent implements AgentKindDefinition {
       workspace: ctx.workspace,
       ...(assessment ? { previousAssessment: assessment } : {}),
       history: ctx.historyText,
+      findTools: ctx.findTools,
     };
     const loop = this.options.planner
       ? this.options.planner(loopOptions)

@@ -3,9 +3,7 @@ import { type ContextLogger, type GoalStore, toErrorEnvelope } from '@novelrag/b
 import {
   CancelRequest,
   InteractionAnswer,
-  InteractionRequest,
   type Reply,
-  RuntimeEvent,
   Subjects,
   describeIssues,
   errorEnvelope,
@@ -18,8 +16,8 @@ import type { RunningGoals } from './running-goals';
 
 /**
  * The per-goal subjects every instance listens to (plain subscriptions, no queue group: only the instance pursuing the
- * goal acts, the others stay silent): cancel events, tools' runtime events and interaction requests, and the gateway's
- * interaction answers. Bad payloads are logged (events) or answered with VALIDATION_FAILED (requests); nothing here can
+ * goal acts, the others stay silent): cancel events and the gateway's interaction answers. (A tool's runtime events
+ * and questions are heard by the executor of its call, which listens on its goal's subjects while the call runs.) Bad payloads are logged (events) or answered with VALIDATION_FAILED (requests); nothing here can
  * throw into the connection.
  */
 export class GoalBusHandlers {
@@ -37,28 +35,6 @@ export class GoalBusHandlers {
       const event = this.parse(msg, CancelRequest);
       if (event === undefined) return;
       this.running.get(goalId)?.cancel(event.requestedBy);
-    });
-    this.on(Subjects.goalRuntimeAll, (msg, goalId) => {
-      const goal = this.running.get(goalId);
-      if (!goal) return;
-      const event = this.parse(msg, RuntimeEvent);
-      if (event && event.goalId === goalId) goal.runtime(event);
-    });
-    this.on(Subjects.goalInteractAll, (msg, goalId) => {
-      const goal = this.running.get(goalId);
-      if (!goal) return; // another instance pursues it (or nobody: the tool's own wait is bounded)
-      const request = this.parseRequest(msg, InteractionRequest);
-      if (!request) return;
-      if (request.goalId !== goalId) {
-        return respond(
-          msg,
-          errorReply(errorEnvelope('VALIDATION_FAILED', 'goalId does not match the subject')),
-        );
-      }
-      void goal.interact(request).then(
-        (reply) => respond(msg, reply),
-        (err: unknown) => respond(msg, errorReply(toErrorEnvelope(err))),
-      );
     });
     this.on(Subjects.interactionAnswerAll, (msg, goalId) => {
       const answer = this.parseRequest(msg, InteractionAnswer);

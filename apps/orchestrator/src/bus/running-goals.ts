@@ -1,19 +1,13 @@
-import type {
-  InteractionAnswer,
-  InteractionAnswerAck,
-  InteractionReply,
-  InteractionRequest,
-  Reply,
-  RuntimeEvent,
-} from '@novelrag/contracts';
+import type { InteractionAnswer, InteractionAnswerAck, Reply } from '@novelrag/contracts';
 
-/** What the bus handlers may do with a goal this instance is pursuing. */
+/**
+ * What the bus handlers may do with a goal this instance is pursuing: cancel it, answer its pending question. (What a
+ * running tool says and asks reaches the goal through the tool executor of the call, not through here.)
+ */
 export interface RunningGoal {
   readonly goalId: string;
   cancel(requestedBy?: string): void;
-  interact(request: InteractionRequest): Promise<Reply<InteractionReply>>;
   answer(answer: InteractionAnswer): Promise<Reply<InteractionAnswerAck>>;
-  runtime(event: RuntimeEvent): void;
 }
 
 /** The goals this instance pursues right now, by id (the owner of a goal is the instance that holds it here). */

@@ -36,6 +36,12 @@ export interface ActionDetermineLoopOptions {
   readonly previousAssessment?: PursuitAssessment;
   /** Recent thread history as text (used when the input carries no InteractionHistory). */
   readonly history?: string;
+  /**
+   * Looks for tools the model asked for (or kept expanded) that the catalog does not offer now (unknown or marked
+   * unavailable): a tool may have appeared since the catalog was last refreshed. Resolves when the catalog is current;
+   * never rejects. Without it such names are skipped.
+   */
+  readonly findTools?: (names: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -69,6 +75,7 @@ export class ActionDetermineLoop implements ActionDeterminer {
       options.observer,
       options.lang,
       this.maxIterations,
+      options.findTools,
     );
     this.decider = new ActionDecider(this.calls, options.lang);
     this.analyzer = new RefinementAnalyzer(this.calls, options.lang);

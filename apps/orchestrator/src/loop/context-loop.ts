@@ -37,6 +37,7 @@ export class ContextLoop {
     private readonly observer: LoopObserver | undefined,
     private readonly lang: string | undefined,
     private readonly maxIterations: number,
+    private readonly findTools?: (names: readonly string[]) => Promise<void>,
   ) {}
 
   async run(
@@ -84,8 +85,22 @@ export class ContextLoop {
       }
     }
     for (const uri of uris) this.context.queryResource(uri);
+    await this.lookForMissingTools(tools, input);
     const expanded = this.context.expandTools(tools, input.catalog);
     if (expanded.length > 0) input.ctx.debug(`Expanded tools: ${expanded.join(', ')}`);
+  }
+
+  /** Tools asked for or kept expanded that the catalog does not offer now may have appeared: look for them first. */
+  private async lookForMissingTools(
+    asked: readonly string[],
+    input: Pick<ContextRoundInput, 'catalog' | 'signal'>,
+  ): Promise<void> {
+    if (!this.findTools) return;
+    const wanted = new Set([...asked, ...this.context.expandedTools].map((n) => n.trim()));
+    const missing = [...wanted].filter((name) => name !== '' && !input.catalog.isAvailable(name));
+    if (missing.length === 0) return;
+    const find = this.findTools;
+    await cancellable(input.signal, () => find(missing).catch(() => undefined));
   }
 
   private snapshot(signal: AbortSignal | undefined): Promise<ContextSnapshot> {

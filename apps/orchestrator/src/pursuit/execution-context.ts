@@ -1,6 +1,23 @@
-import type { ExecutionContext } from '@novelrag/agenturn';
+import {
+  AgenturnError,
+  CancelledError,
+  type ExecutionContext,
+  type InteractionOptions,
+  ValidationError,
+} from '@novelrag/agenturn';
 import type { ContextLogger } from '@novelrag/bus';
-import { BacklogAddRequest, type JsonObject, type RuntimeEvent } from '@novelrag/contracts';
+import {
+  BacklogAddRequest,
+  type ErrorEnvelope,
+  type InteractionReply,
+  InteractionRequest,
+  type JsonObject,
+  RuntimeEvent,
+  SCHEMA_VERSION,
+  type ToolInvocation,
+  describeIssues,
+} from '@novelrag/contracts';
+import type { GoalInteractions } from './interactions';
 import type { ResourceService } from '@novelrag/resource-client';
 import type { GoalTrace } from './trace';
 
@@ -36,48 +53,119 @@ export class ResourceBacklog implements BacklogSink {
   }
 }
 
-/** A tool's runtime event: traced as `runtime`; a backlog item also goes to the resource-service. */
-export function onRuntimeEvent(trace: GoalTrace, backlog: BacklogSink, event: RuntimeEvent): void {
-  trace.emit({ kind: 'runtime', event, step: event.step });
-  if (event.kind === 'backlog') backlog.add(event.content, event.priority, event.goalId);
+/** Where the context of a pursuit sends a running tool's messages and questions. */
+export interface GoalRuntime {
+  readonly goalId: string;
+  readonly trace: GoalTrace;
+  readonly backlog: BacklogSink;
+  /** The tool call running now, if any (what a tool says or asks is attributed to it). */
+  readonly current: () => ToolInvocation | undefined;
+  /** The goal's human-in-the-loop (pending interaction, answers from the gateway, expiry). */
+  readonly interactions: Pick<GoalInteractions, 'request'>;
+  readonly now?: () => number;
 }
 
+type EventBody =
+  | { kind: 'debug' | 'info' | 'warning' | 'error' | 'output'; message: string }
+  | { kind: 'progress'; key: string; value: string; description?: string }
+  | { kind: 'backlog'; content: Readonly<Record<string, unknown>>; priority?: number };
+
 /**
- * The ExecutionContext of the orchestrator's own side of a pursuit. Everything the planner decides is in the trace
- * already, so log lines (which carry model text) are not written anywhere; the orchestrator itself never asks the human
- * (tools do, over the interact subject), so confirm/request decline.
+ * The ExecutionContext of a pursuit, which the tool executor hands what a running tool says and asks: while a tool call
+ * runs, its log lines, output and progress are traced as `runtime` events of that call, a backlog item is traced and
+ * stored by the resource-service, and confirm/request become the goal's pending interaction (status
+ * `waiting_for_input`, answered through the gateway, bounded by the tool's, the call's and the goal's deadlines). When
+ * no call runs, the lines are the orchestrator's own (the agent's decisions, in the trace already as decisions and
+ * model calls) and are not written; a backlog item is still stored. Questions are only a running tool's: asked when
+ * no call runs, they are refused as CANCELLED.
  */
 export class GoalExecutionContext implements ExecutionContext {
-  constructor(
-    private readonly goalId: string,
-    private readonly backlogSink: BacklogSink,
-  ) {}
+  private readonly now: () => number;
 
-  debug(): void {
-    // in the trace already
+  constructor(private readonly runtime: GoalRuntime) {
+    this.now = runtime.now ?? Date.now;
   }
-  info(): void {
-    // in the trace already
+
+  debug(message: string): void {
+    this.event({ kind: 'debug', message });
   }
-  warning(): void {
-    // in the trace already
+  info(message: string): void {
+    this.event({ kind: 'info', message });
   }
-  error(): void {
-    // in the trace already
+  warning(message: string): void {
+    this.event({ kind: 'warning', message });
   }
-  output(): void {
-    // the response is in the outcome
+  error(message: string): void {
+    this.event({ kind: 'error', message });
   }
-  progress(): void {
-    // tools report progress as runtime events
+  output(message: string): void {
+    this.event({ kind: 'output', message });
   }
-  confirm(): Promise<boolean> {
-    return Promise.resolve(false);
-  }
-  request(): Promise<string | null> {
-    return Promise.resolve(null);
+  progress(key: string, value: string, description?: string): void {
+    this.event({ kind: 'progress', key, value, ...(description === undefined ? {} : { description }) });
   }
   backlog(content: Readonly<Record<string, unknown>>, priority?: number): void {
-    this.backlogSink.add(content, priority, this.goalId);
+    if (this.runtime.current())
+      this.event({ kind: 'backlog', content, ...(priority === undefined ? {} : { priority }) });
+    else this.runtime.backlog.add(content, priority, this.runtime.goalId);
   }
+
+  async confirm(message: string, options: InteractionOptions = {}): Promise<boolean> {
+    const reply = await this.ask({ kind: 'confirm', message }, options);
+    return reply !== null && 'approved' in reply && reply.approved;
+  }
+
+  async request(prompt: string, options: InteractionOptions = {}): Promise<string | null> {
+    const reply = await this.ask({ kind: 'request', prompt }, options);
+    return reply !== null && 'text' in reply ? reply.text : null;
+  }
+
+  /** The human's reply; null when nobody answered in time (after `onTimeout`). Rejects with the refusal's code. */
+  private async ask(
+    body: { kind: 'confirm'; message: string } | { kind: 'request'; prompt: string },
+    options: InteractionOptions,
+  ): Promise<InteractionReply | null> {
+    const call = this.runtime.current();
+    if (!call) throw new CancelledError('that invocation is no longer running');
+    const request = InteractionRequest.safeParse({
+      schemaVersion: SCHEMA_VERSION,
+      goalId: this.runtime.goalId,
+      invocationId: call.invocationId,
+      step: call.step,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...body,
+    });
+    if (!request.success) throw new ValidationError(`invalid interaction: ${describeIssues(request.error)}`);
+    const reply = await this.runtime.interactions.request(request.data);
+    if (!reply.ok) throw refusal(reply.error);
+    if ('timedOut' in reply.data) {
+      options.onTimeout?.();
+      return null;
+    }
+    return reply.data;
+  }
+
+  /** A running tool's event: traced as `runtime` (a backlog item also stored); dropped when no call runs. */
+  private event(body: EventBody): void {
+    const call = this.runtime.current();
+    if (!call) return;
+    const event = RuntimeEvent.safeParse({
+      schemaVersion: SCHEMA_VERSION,
+      goalId: this.runtime.goalId,
+      invocationId: call.invocationId,
+      step: call.step,
+      at: new Date(this.now()).toISOString(),
+      ...body,
+    });
+    if (!event.success) return; // outside the contract (the tool side clips): nothing to trace
+    this.runtime.trace.emit({ kind: 'runtime', event: event.data, step: event.data.step });
+    if (event.data.kind === 'backlog')
+      this.runtime.backlog.add(event.data.content, event.data.priority, this.runtime.goalId);
+  }
+}
+
+/** A refused question as the error the asking tool gets (CANCELLED as a CancelledError, others by their code). */
+function refusal(error: ErrorEnvelope): Error {
+  if (error.code === 'CANCELLED') return new CancelledError(error.message);
+  return new AgenturnError(error.code, error.message, { fault: 'system', retryable: error.retryable });
 }

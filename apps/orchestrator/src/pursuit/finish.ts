@@ -121,7 +121,7 @@ export function historyEntryOf(record: GoalRecord, outcome: GoalOutcome): Thread
   };
 }
 
-/** The trace event that ends a goal's trace (what SSE followers wait for). */
+/** The trace event that ends a goal's trace (what SSE followers wait for), named after the goal's terminal status. */
 export function finalEvent(outcome: GoalOutcome, requestedBy?: string): GoalTraceDraft {
   switch (outcome.status) {
     case 'completed':
@@ -129,7 +129,8 @@ export function finalEvent(outcome: GoalOutcome, requestedBy?: string): GoalTrac
     case 'cancelled':
       return { kind: 'goal.cancelled', outcome, ...(requestedBy ? { requestedBy } : {}) };
     case 'failed':
-    case 'abandoned':
       return { kind: 'goal.failed', outcome, ...(outcome.error ? { error: outcome.error } : {}) };
+    case 'abandoned':
+      return { kind: 'goal.abandoned', outcome };
   }
 }

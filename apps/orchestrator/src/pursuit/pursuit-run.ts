@@ -13,14 +13,15 @@ import {
   type GoalSubmission,
   type ThreadRecord,
   errorEnvelope,
+  errorReply,
 } from '@novelrag/contracts';
 import type { AgentKindDefinition, AgentRun } from '../agents';
 import type { RunningGoal } from '../bus/running-goals';
 import { formatThreadHistory } from '../threads/thread-history';
 import { GoalCheckpoint } from './checkpoint';
-import { GoalExecutionContext, onRuntimeEvent } from './execution-context';
+import { GoalExecutionContext } from './execution-context';
 import { type AppliedLimits, type FinishOptions, finalOutcome, finishGoal } from './finish';
-import { GoalInteractions } from './interactions';
+import { GoalInteractions, notPending } from './interactions';
 import { earlyOutcome, outcomeOfStep } from './records';
 import { stepCheckpoints } from './step-checkpoints';
 import {
@@ -63,6 +64,8 @@ export class PursuitRun implements RunningGoal {
   private attempt: number | undefined;
   private readonly tokenBudget: number;
   private interactions: GoalInteractions | undefined;
+  /** Who cancelled the goal, from the first cancel event that named someone. */
+  private cancelledBy: string | undefined;
 
   constructor(
     private readonly submission: GoalSubmission,
@@ -92,31 +95,14 @@ export class PursuitRun implements RunningGoal {
 
   // RunningGoal: what the bus handlers call.
   cancel(requestedBy?: string): void {
+    // The record's flag (polled) may stop the pursuit before the cancel event names who asked: keep the name for the end.
+    if (requestedBy) this.cancelledBy ??= requestedBy;
     this.stop.stop({ kind: 'cancelled', ...(requestedBy ? { requestedBy } : {}) });
-  }
-  interact(request: Parameters<GoalInteractions['request']>[0]) {
-    return this.interactions
-      ? this.interactions.request(request)
-      : Promise.resolve({
-          ok: false as const,
-          error: errorEnvelope('CANCELLED', 'no tool of this goal is running'),
-        });
   }
   answer(answer: Parameters<GoalInteractions['answer']>[0]) {
     return Promise.resolve(
-      this.interactions
-        ? this.interactions.answer(answer)
-        : {
-            ok: false as const,
-            error: errorEnvelope(
-              'INTERACTION_NOT_PENDING',
-              `goal ${answer.goalId} is not waiting for interaction ${answer.interactionId}`,
-            ),
-          },
+      this.interactions ? this.interactions.answer(answer) : errorReply(notPending(answer)),
     );
-  }
-  runtime(event: Parameters<RunningGoal['runtime']>[0]): void {
-    onRuntimeEvent(this.trace, this.deps.backlog, event);
   }
 
   async execute(): Promise<PursuitResult> {
@@ -324,8 +310,15 @@ export class PursuitRun implements RunningGoal {
       historyText: scene.historyText,
       workspace: scene.thread.workspace,
       tools: deps.tools.live(),
+      findTools: (names) => deps.tools.discoverFor(names),
       executor,
-      execution: new GoalExecutionContext(record.goalId, deps.backlog),
+      execution: new GoalExecutionContext({
+        goalId: record.goalId,
+        trace,
+        backlog: deps.backlog,
+        current: () => executor.current(),
+        interactions: this.interactions,
+      }),
       trace,
       model: deps.model,
       renderer: deps.renderer,
@@ -369,7 +362,7 @@ export class PursuitRun implements RunningGoal {
     extra: Pick<FinishOptions, 'workspace' | 'limits'> = {},
   ): Promise<void> {
     const reason = this.stop.reason;
-    const requestedBy = reason?.kind === 'cancelled' ? reason.requestedBy : undefined;
+    const requestedBy = reason?.kind === 'cancelled' ? (reason.requestedBy ?? this.cancelledBy) : undefined;
     return finishGoal(outcome, {
       checkpoint: this.checkpoint,
       trace: this.trace,

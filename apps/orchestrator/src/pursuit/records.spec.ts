@@ -1,7 +1,7 @@
 import { newGoalRecord } from '@novelrag/bus';
 import { type PursuitOutcome, operationPlan, userGoal } from '@novelrag/agenturn';
 import { GoalRecord, GoalSubmission, SCHEMA_VERSION, StepRecord } from '@novelrag/contracts';
-import { finalOutcome, limitHitEvent } from './finish';
+import { finalEvent, finalOutcome, limitHitEvent } from './finish';
 import { fitRecord, goalOutcomeOf, outcomeOfStep, stepRecordOf } from './records';
 import type { GoalTrace } from './trace';
 
@@ -124,6 +124,20 @@ describe('goal records', () => {
       value: 120,
     });
     expect(finalOutcome(pursuit(), trace, false, limits).status).toBe('cancelled');
+  });
+
+  it('ends every goal with the trace event named after its status (an incomplete Finalize is abandoned)', () => {
+    const incomplete = goalOutcomeOf(
+      pursuit({
+        status: 'abandoned',
+        resolution: { kind: 'resolution', status: 'incomplete', reason: 'r', response: 'x' },
+      }),
+      tokens,
+    );
+    expect(finalEvent(incomplete)).toEqual({ kind: 'goal.abandoned', outcome: incomplete });
+    for (const status of ['completed', 'failed', 'abandoned', 'cancelled'] as const) {
+      expect(finalEvent({ ...incomplete, status }).kind).toBe(`goal.${status}`);
+    }
   });
 
   it('maps the executor outcome (resolution status, limit, error code)', () => {

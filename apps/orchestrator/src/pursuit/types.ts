@@ -33,8 +33,8 @@ export interface PursuitDeps {
   readonly store: GoalStore;
   readonly threads: ThreadStore;
   readonly leases: ThreadLeases;
-  /** The catalog of tools the agents may call. */
-  readonly tools: Pick<ToolRegistry, 'live'>;
+  /** The catalog of tools the agents may call, looked up again for names it does not offer. */
+  readonly tools: Pick<ToolRegistry, 'live' | 'discoverFor'>;
   /** Builds the tool executor of each pursuit. */
   readonly executors: ToolExecutorFactory;
   /** The agent kinds, by the name a goal gives in `agent`. */

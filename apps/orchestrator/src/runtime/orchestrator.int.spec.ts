@@ -324,6 +324,8 @@ describe('orchestrator runtime over real NATS, resource-service, fake OpenAI and
       outcome: { status: 'abandoned', limitHit: 'token_budget' },
     });
     expect(byTokens.outcome!.response).toContain('Token budget exhausted');
+    await h.trace.waitFor(tokens, 'goal.abandoned'); // the final event is named after the status
+    expect(h.trace.kinds(tokens)).not.toContain('goal.failed');
     await expect(h.trace.waitFor(tokens, 'limit.hit')).resolves.toMatchObject({
       limit: 'token_budget',
       max: 10,
@@ -339,6 +341,25 @@ describe('orchestrator runtime over real NATS, resource-service, fake OpenAI and
     expect(bySteps.outcome!.response).toContain('create_character');
     await expect(find('/character/Steps1')).resolves.toMatchObject({ kind: 'element' });
     await expect(find('/character/Steps2')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('a Finalize with incomplete ends the goal abandoned, and its trace ends goal.abandoned', async () => {
+    decide(h.fake, '[T12]', [
+      {
+        name: 'Finalize',
+        arguments: { status: 'incomplete', response: 'partly done', evidence: [], gaps: [] },
+      },
+    ]);
+    const goalId = await h.submit({ goal: '[T12] do what you can' });
+    const done = await h.waitForGoal(goalId);
+    expect(done).toMatchObject({
+      status: 'abandoned',
+      outcome: { status: 'abandoned', response: 'partly done' },
+    });
+    await expect(h.trace.waitFor(goalId, 'goal.abandoned')).resolves.toMatchObject({
+      outcome: { status: 'abandoned' },
+    });
+    expect(h.trace.kinds(goalId)).not.toContain('goal.failed');
   });
 
   it('autonomous mode: the backlog decider turns an entry into a goal that is queued and pursued', async () => {

@@ -129,7 +129,7 @@ export class Orchestrator {
       threads: this.threads,
       leases: this.leases,
       tools: this.tools,
-      executors: remoteToolExecutors(this.nc, this.tools, settings),
+      executors: remoteToolExecutors(this.nc, this.tools, settings, this.log),
       agents: defaultAgents(),
       publisher: new TracePublisher(this.nc),
       model,

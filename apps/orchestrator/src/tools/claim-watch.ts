@@ -142,7 +142,7 @@ export class ClaimWatch {
 }
 
 /** Waits `ms`; false when `signal` aborted (at once, without waiting out the timer). */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = (alive: boolean) => {

@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ToolExecutor } from '@novelrag/agenturn';
+import type { ContextLogger } from '@novelrag/bus';
 import type { ToolInvocation, ToolWorkspace } from '@novelrag/contracts';
 import type { GoalTrace } from '../pursuit/trace';
 import { ClaimWatch } from './claim-watch';
@@ -33,11 +34,15 @@ export interface RemoteExecutorSettings {
   readonly toolClaimGraceMs?: number;
 }
 
-/** Tool calls over NATS to whichever runner serves the tool, traced, with lost runners noticed by a ClaimWatch. */
+/**
+ * Tool calls over NATS to whichever runner serves the tool, traced, with lost calls noticed by a ClaimWatch; a tool's
+ * messages and questions reach the pursuit's ExecutionContext. Unreadable ones are logged by subject and code only.
+ */
 export function remoteToolExecutors(
   nc: NatsConnection,
   tools: ToolRegistry,
   settings: RemoteExecutorSettings,
+  log?: Pick<ContextLogger, 'warn'>,
 ): ToolExecutorFactory {
   return (scope) =>
     new RemoteToolExecutor(nc, {
@@ -47,6 +52,9 @@ export function remoteToolExecutors(
       firstStep: scope.firstStep,
       defaultTimeoutMs: settings.toolTimeoutMs,
       timeoutOf: (tool) => tools.timeoutOf(tool),
+      idempotentOf: (tool) => tools.catalog().get(tool)?.hints?.idempotent,
+      onDropped: (subject, issues) =>
+        log?.warn('dropped an invalid tool message', { subject, code: 'VALIDATION_FAILED', issues }),
       workspace: scope.workspace,
       beliefs: scope.beliefs,
       ...dispatchTracing(scope.trace, tools),

@@ -86,7 +86,13 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     let flakyCalls = 0;
     tool('flaky', (inv, respond) => {
       flakyCalls += 1;
-      if (flakyCalls === 1) return; // first attempt is lost (runner died): the caller times out and retries
+      if (flakyCalls === 1) {
+        // The first attempt is refused (a busy runner): the call did not run, so it is sent again.
+        return respond({
+          type: 'error',
+          error: { code: 'UNAVAILABLE', message: 'runner busy; retry', retryable: true },
+        });
+      }
       respond({ type: 'result', result: `attempt ${inv.attempt}` });
     });
     tool('slow', () => undefined);
@@ -129,7 +135,7 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     expect(outcome.errorMessage).toContain('ToolOutput');
   });
 
-  it('retries a lost invocation with the same invocation id', async () => {
+  it('sends a refused invocation again with the same invocation id', async () => {
     const outcome = await executor({ defaultTimeoutMs: 3_000, timeoutOf: () => 3_000 }).execute(
       operationPlan('flaky', {}, 'try'),
       ctx(),
@@ -142,7 +148,11 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
 
   it('reports an unknown tool as NO_RESPONDERS and a hanging one as TIMEOUT, within the deadline', async () => {
     const none = await executor({ maxAttempts: 2 }).execute(operationPlan('ghost', {}, 'try'), ctx());
-    expect(none).toMatchObject({ status: 'failed', errorCode: 'NO_RESPONDERS' });
+    expect(none).toMatchObject({
+      status: 'failed',
+      errorCode: 'NO_RESPONDERS',
+      errorMessage: 'no tool serves ghost',
+    });
     const started = Date.now();
     const slow = await executor({ defaultTimeoutMs: 600 }).execute(operationPlan('slow', {}, 'try'), ctx());
     expect(slow).toMatchObject({ status: 'failed', errorCode: 'TIMEOUT' });
@@ -269,7 +279,8 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     /** The tool's own micro service on its own connection; `onCall` gets each request (answer it or not). */
     const thirdParty = async (
       name: string,
-      onCall: (msg: { respond: (data: string) => boolean }) => void,
+      onCall: (msg: { respond: (data: string) => boolean; json: () => unknown }) => void,
+      idempotent = false,
     ) => {
       const conn = await connect({ servers: nats.url });
       const svc = await new Svcm(conn as never).add({
@@ -284,7 +295,7 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
           inputSchema: { type: 'object' },
           readOnly: false,
           destructive: false,
-          idempotent: false,
+          idempotent,
           schemaVersion: 1,
         }),
         handler: (_err, msg) => onCall(msg),
@@ -304,13 +315,14 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
 
     it('gives the call up as NO_RESPONDERS soon after the process holding it died, not at its timeout', async () => {
       const received = deferred();
-      const conn = await thirdParty('vanishing', () => received.resolve()); // never answers
+      const conn = await thirdParty('vanishing', () => received.resolve(), true); // never answers
       const registry = await registryOf();
       const dispatched: number[] = [];
       // Ten minutes of budget: without the ping the first attempt alone would wait 200 s.
       const running = executor({
         goalId: 'goal-vanishing',
         timeoutOf: () => 10 * 60_000,
+        idempotentOf: (t) => registry.catalog().get(t)?.hints?.idempotent,
         onDispatch: (inv) => dispatched.push(inv.attempt ?? 1),
         claimWatch: new ClaimWatch(nc, { graceMs: 200, pollMs: 50, served: (t) => registry.served(t) }),
       }).execute(operationPlan('vanishing', {}, 'try'), ctx());
@@ -319,6 +331,74 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
       const outcome = await running;
       expect(outcome).toMatchObject({ status: 'failed', errorCode: 'NO_RESPONDERS' });
       expect(dispatched.length).toBeGreaterThanOrEqual(2); // the retries found nobody at once
+    });
+
+    it('fails a non-idempotent call whose instance disappeared, without sending it again', async () => {
+      const received = deferred();
+      const conn = await thirdParty('vanishing_once', () => received.resolve()); // never answers
+      const registry = await registryOf();
+      const dispatched: number[] = [];
+      const running = executor({
+        goalId: 'goal-vanishing-once',
+        timeoutOf: () => 10 * 60_000,
+        idempotentOf: (t) => registry.catalog().get(t)?.hints?.idempotent,
+        onDispatch: (inv) => dispatched.push(inv.attempt ?? 1),
+        claimWatch: new ClaimWatch(nc, { graceMs: 200, pollMs: 50, served: (t) => registry.served(t) }),
+      }).execute(operationPlan('vanishing_once', {}, 'try'), ctx());
+      await received.promise;
+      await conn.close();
+      const outcome = await running;
+      expect(outcome).toMatchObject({ status: 'failed', errorCode: 'UNAVAILABLE' });
+      expect(outcome.errorMessage).toContain('the tool instance disappeared');
+      expect(outcome.errorMessage).toContain('not declared idempotent');
+      expect(dispatched).toEqual([1]);
+    });
+
+    it('runs a naive tool (no at-most-once record) that takes 70 % of its timeout once, and succeeds', async () => {
+      // Before one-attempt-per-call, the executor gave up the first send at a third of the timeout and sent the call
+      // again: a tool that keeps no record ran three times and the step failed although it answered.
+      const timeoutMs = 9_000;
+      const runs: number[] = [];
+      const conn = await thirdParty('naive', (msg) => {
+        const inv = ToolInvocation.parse(msg.json());
+        runs.push(inv.attempt ?? 1);
+        const answerAt = inv.deadline - timeoutMs * 0.3; // 70 % of the timeout after it was sent
+        setTimeout(
+          () => msg.respond(JSON.stringify({ type: 'result', result: `ran ${runs.length} time(s)` })),
+          Math.max(0, answerAt - Date.now()),
+        );
+      });
+      try {
+        const registry = await registryOf();
+        const outcome = await executor({
+          goalId: 'goal-naive',
+          timeoutOf: () => timeoutMs,
+          claimWatch: new ClaimWatch(nc, { served: (t) => registry.served(t) }),
+        }).execute(operationPlan('naive', {}, 'try'), ctx());
+        expect(outcome).toMatchObject({ status: 'success', result: 'ran 1 time(s)' });
+        expect(runs).toEqual([1]);
+      } finally {
+        await conn.close();
+      }
+    });
+
+    it('names a reply that came after the deadline', async () => {
+      const conn = await thirdParty('tardy', (msg) => {
+        const inv = ToolInvocation.parse(msg.json());
+        const late = () => msg.respond(JSON.stringify({ type: 'result', result: 'too late' }));
+        setTimeout(late, Math.max(0, inv.deadline + 50 - Date.now()));
+      });
+      try {
+        const outcome = await executor({
+          goalId: 'goal-tardy',
+          timeoutOf: () => 300,
+          lateReplyGraceMs: 60_000, // heard however loaded the machine is
+        }).execute(operationPlan('tardy', {}, 'try'), ctx());
+        expect(outcome).toMatchObject({ status: 'failed', errorCode: 'TIMEOUT' });
+        expect(outcome.errorMessage).toContain('tardy replied after the deadline');
+      } finally {
+        await conn.close();
+      }
     });
 
     it('keeps waiting for a slow one that is still running', async () => {

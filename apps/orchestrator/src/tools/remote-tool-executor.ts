@@ -1,19 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mapTransportError, raceAbort } from '@novelrag/bus';
 import type { ExecutionContext, OperationOutcome, OperationPlan, ToolExecutor } from '@novelrag/agenturn';
 import {
-  ERROR_CODE_INFO,
   type ErrorEnvelope,
   SCHEMA_VERSION,
   Subjects,
   ToolInvocation,
-  ToolOutput,
   type ToolWorkspace,
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
-import type { Abandonment, ClaimWatch } from './claim-watch';
+import { type DroppedMessage, forwardCallMessages } from './call-messages';
+import { type ClaimWatch, sleep } from './claim-watch';
+import { type AttemptEnd, sendAttempt } from './tool-attempt';
 
 export interface RemoteToolExecutorOptions {
   readonly goalId: string;
@@ -25,8 +24,15 @@ export interface RemoteToolExecutorOptions {
   readonly defaultTimeoutMs?: number;
   /** A tool's declared timeout (from its discovered metadata), if any. */
   readonly timeoutOf?: (tool: string) => number | undefined;
-  /** Attempts for retryable failures (timeout, no responders, busy runner), all with the same invocation id. */
+  /**
+   * Whether a tool declares itself idempotent (from its discovered metadata). Unknown counts as not: a call whose
+   * tool instance disappeared while it may have been running it is then failed, never sent again.
+   */
+  readonly idempotentOf?: (tool: string) => boolean | undefined;
+  /** Sends of one call at most: the first and the re-sends after a lost call or a refusal (same invocation id). */
   readonly maxAttempts?: number;
+  /** How long past the deadline a late reply is still heard, to name it in the error (see LATE_REPLY_GRACE_MS). */
+  readonly lateReplyGraceMs?: number;
   readonly now?: () => number;
   /** The planner's context when it decided the step (sent so content tools read what the planner read). */
   readonly workspace?: () => ToolWorkspace | undefined;
@@ -36,9 +42,11 @@ export interface RemoteToolExecutorOptions {
   readonly onDispatch?: (invocation: ToolInvocation, reason: string) => void;
   /** Once per step when it ended (trace `operation.outcome`). Must not throw. */
   readonly onOutcome?: (report: DispatchReport) => void;
+  /** A runtime event or question of a call that could not be read (subject and issues only). */
+  readonly onDropped?: DroppedMessage;
   /**
-   * Notices a runner that died holding the invocation (its claim in `tool-results` stopped being renewed), so the
-   * attempt is abandoned as UNAVAILABLE and retried at once instead of waiting out its timeout.
+   * Notices a call that is lost while it is pending: its runner stopped renewing its claim in `tool-results`, or (a
+   * tool that writes no claims) none of the tool's services answers a ping any more.
    */
   readonly claimWatch?: Pick<ClaimWatch, 'lostCall'>;
 }
@@ -59,13 +67,22 @@ export function invocationIdOf(goalId: string, step: number): string {
   return raw.length <= 128 ? raw : `inv-${createHash('sha256').update(raw).digest('hex').slice(0, 40)}`;
 }
 
-const RETRYABLE = new Set(['TIMEOUT', 'NO_RESPONDERS', 'UNAVAILABLE']);
+type Ended = Omit<OperationOutcome, 'operation' | 'startedAt' | 'completedAt'> & {
+  readonly error?: ErrorEnvelope;
+  readonly replayed?: boolean;
+};
 
 /**
  * The remote side of the ToolExecutor port: each OperationPlan becomes a `ToolInvocation` request to
- * `novelrag.tools.<tool>.invoke` (any runner of the queue group, or a third-party process). Never throws: failures
- * come back as failed outcomes with a code, fed back to the model. Retryable failures are retried with the SAME
- * invocation id (the runner returns a recorded result instead of running twice), bounded by attempts and deadline.
+ * `novelrag.tools.<tool>.invoke` (any runner of the queue group, or a third-party process), and what the tool says and
+ * asks while it runs reaches the ExecutionContext of the call. Never throws: failures come back as failed outcomes
+ * with a code, fed back to the model.
+ *
+ * One call, one attempt while the tool lives: the request waits for its reply until the call's whole deadline and is
+ * given up before only when the call is known lost (no responders, its runner's claim went stale, no instance of the
+ * tool answers pings). Only then is it sent again, with the SAME invocation id (a runner returns a recorded result
+ * instead of running twice), and never when a non-idempotent tool's instance disappeared while it may have been running
+ * the call. A tool's own UNAVAILABLE refusal (busy, stopping) is re-sent as well: the call did not run.
  */
 export class RemoteToolExecutor implements ToolExecutor {
   private step: number;
@@ -80,192 +97,148 @@ export class RemoteToolExecutor implements ToolExecutor {
     this.now = options.now ?? Date.now;
   }
 
-  /** The invocation being executed now (interactions from its tool are accepted only while it runs). */
+  /** The invocation being executed now (its tool's messages and questions are this call's). */
   current(): ToolInvocation | undefined {
     return this.inFlight;
   }
 
   async execute(plan: OperationPlan, ctx: ExecutionContext, signal?: AbortSignal): Promise<OperationOutcome> {
-    try {
-      return await this.executeStep(plan, ctx, signal);
-    } finally {
-      this.inFlight = undefined;
-    }
-  }
-
-  private async executeStep(
-    plan: OperationPlan,
-    _ctx: ExecutionContext,
-    signal?: AbortSignal,
-  ): Promise<OperationOutcome> {
     const step = this.step++;
     const started = this.now();
-    const startedAt = new Date(this.now()).toISOString();
-    const finish = (
-      outcome: Omit<OperationOutcome, 'operation' | 'startedAt' | 'completedAt'>,
-    ): OperationOutcome => ({
-      operation: plan,
-      startedAt,
-      completedAt: new Date(this.now()).toISOString(),
-      ...outcome,
-    });
-    let replayed = false;
-    const report = (outcome: OperationOutcome, error?: ErrorEnvelope): OperationOutcome => {
-      if (invocation) {
-        this.options.onOutcome?.({
-          invocation,
-          outcome,
-          ...(error ? { error } : {}),
-          durationMs: Math.max(0, this.now() - started),
-          replayed,
-        });
-      }
-      return outcome;
-    };
-    const fail = (error: ErrorEnvelope, status: 'failed' | 'cancelled' = 'failed') =>
-      report(finish({ status, result: null, errorMessage: error.message, errorCode: error.code }), error);
-
-    const budget = this.options.timeoutOf?.(plan.tool) ?? this.options.defaultTimeoutMs ?? 120_000;
-    const deadline = this.now() + budget;
-    let invocation: ToolInvocation | undefined;
-    const workspace = this.options.workspace?.();
+    const budgetMs = this.options.timeoutOf?.(plan.tool) ?? this.options.defaultTimeoutMs ?? 120_000;
+    const invocation = this.invocationOf(plan, step, started + budgetMs);
+    if ('error' in invocation) return this.outcome(plan, started, { failed: invocation.error });
+    const messages = forwardCallMessages(this.nc, invocation, ctx, this.options.onDropped);
+    let ended: Ended | undefined;
     try {
-      invocation = ToolInvocation.parse({
-        schemaVersion: SCHEMA_VERSION,
-        invocationId: invocationIdOf(this.options.goalId, step),
-        goalId: this.options.goalId,
-        ...(this.options.threadId ? { threadId: this.options.threadId } : {}),
-        step,
-        tool: plan.tool,
-        params: plan.parameters,
-        deadline,
-        runtimeSubject: Subjects.goalRuntime(this.options.goalId),
-        interactSubject: Subjects.goalInteract(this.options.goalId),
-        ...(this.options.lang ? { lang: this.options.lang } : {}),
-        attempt: 1,
-        ...(workspace ? { workspace } : {}),
-        ...(this.options.beliefs ? { beliefs: [...this.options.beliefs] } : {}),
-      });
-    } catch (err) {
-      const issues = err instanceof Error && 'issues' in err ? describeIssues(err as never) : String(err);
-      return fail(errorEnvelope('VALIDATION_FAILED', `invalid tool call: ${issues}`));
-    }
-
-    const maxAttempts = this.options.maxAttempts ?? 3;
-    const staleClaims = new Set<number>(); // abandoned for; the next runner takes them over
-    let last: ErrorEnvelope = errorEnvelope('TIMEOUT', `${plan.tool} did not answer`);
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      if (signal?.aborted) return fail(errorEnvelope('CANCELLED', 'the goal was cancelled'), 'cancelled');
-      const remaining = deadline - this.now();
-      if (remaining <= 0) break;
-      // The budget is shared by the attempts left, so a lost first attempt still leaves time for a retry.
-      const attemptTimeout = Math.max(250, Math.floor(remaining / (maxAttempts - attempt + 1)));
-      const attemptInvocation = { ...invocation, attempt };
-      this.inFlight = attemptInvocation;
-      this.options.onDispatch?.(attemptInvocation, plan.reason);
-      const output = await this.invokeOnce(
-        attemptInvocation,
-        Math.min(remaining, attemptTimeout),
-        staleClaims,
-        signal,
-      );
-      replayed = output.replayed === true;
-      if (output.type === 'result')
-        return report(finish({ status: 'success', result: output.result, errorMessage: null }));
-      last = output.error;
-      if (last.code === 'CANCELLED') return fail(last, 'cancelled');
-      if (!RETRYABLE.has(last.code) || !ERROR_CODE_INFO[last.code].retryable) return fail(last);
-      await new Promise((r) => setTimeout(r, Math.min(250 * attempt, Math.max(0, deadline - this.now()))));
-    }
-    return fail(last);
-  }
-
-  private async invokeOnce(
-    invocation: ToolInvocation,
-    timeoutMs: number,
-    staleClaims: Set<number>,
-    signal?: AbortSignal,
-  ): Promise<ToolOutput> {
-    const subject = Subjects.toolInvoke(invocation.tool);
-    const settled = new AbortController(); // ends the claim watch with the request
-    const abandon = new AbortController();
-    let lost: Abandonment | undefined;
-    const { claimWatch } = this.options;
-    if (claimWatch) {
-      // Started through a promise so that no failure of the watch, even a synchronous one, reaches the request.
-      Promise.resolve()
-        .then(() =>
-          claimWatch.lostCall(invocation.invocationId, {
-            signal: settled.signal,
-            ignore: staleClaims,
-            tool: invocation.tool,
-          }),
-        )
-        .then((found) => {
-          if (!found || settled.signal.aborted) return;
-          lost = found;
-          abandon.abort();
-        })
-        .catch(() => undefined);
-    }
-    const stop = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
-    try {
-      const request = this.nc.request(subject, JSON.stringify(invocation), { timeout: timeoutMs });
-      const msg = await raceAbort(request, stop, () =>
-        lost && !signal?.aborted ? new CallLostError(lost) : new AbortedError('aborted'),
-      );
-      let body: unknown;
-      try {
-        body = msg.json();
-      } catch {
-        return {
-          type: 'error',
-          error: errorEnvelope('TOOL_FAILED', `${invocation.tool} answered with invalid JSON`),
-        };
-      }
-      const parsed = ToolOutput.safeParse(body);
-      if (!parsed.success) {
-        return {
-          type: 'error',
-          error: errorEnvelope(
-            'TOOL_FAILED',
-            `${invocation.tool} answered outside the ToolOutput contract: ${describeIssues(parsed.error)}`,
-          ),
-        };
-      }
-      return parsed.data;
-    } catch (err) {
-      if (err instanceof CallLostError) return { type: 'error', error: lostCallError(err.lost, staleClaims) };
-      if (err instanceof AbortedError)
-        return { type: 'error', error: errorEnvelope('CANCELLED', 'the goal was cancelled') };
-      return { type: 'error', error: mapTransportError(err, subject, timeoutMs).envelope };
+      this.inFlight = invocation;
+      ended = await this.attempts(plan, invocation, budgetMs, signal);
     } finally {
-      settled.abort();
+      this.inFlight = undefined;
+      messages.close();
+    }
+    const outcome = this.outcome(plan, started, ended);
+    this.options.onOutcome?.({
+      invocation,
+      outcome,
+      ...(ended.error ? { error: ended.error } : {}),
+      durationMs: Math.max(0, this.now() - started),
+      replayed: ended.replayed === true,
+    });
+    return outcome;
+  }
+
+  /** Sends the invocation, and again only after a lost call or a refusal, until it ends or the deadline passes. */
+  private async attempts(
+    plan: OperationPlan,
+    invocation: ToolInvocation,
+    budgetMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Ended> {
+    const maxAttempts = this.options.maxAttempts ?? 3;
+    const staleClaims = new Set<number>();
+    let last = errorEnvelope('TIMEOUT', `no reply from ${plan.tool} within its deadline of ${budgetMs} ms`);
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (signal?.aborted) return cancelled();
+      if (this.now() >= invocation.deadline) return failed(last);
+      const sent = { ...invocation, attempt };
+      this.inFlight = sent;
+      this.options.onDispatch?.(sent, plan.reason);
+      const end: AttemptEnd = await sendAttempt(this.nc, sent, {
+        deadline: invocation.deadline,
+        budgetMs,
+        now: this.now,
+        staleClaims,
+        ...(this.options.claimWatch ? { claimWatch: this.options.claimWatch } : {}),
+        ...(signal ? { signal } : {}),
+        ...(this.options.lateReplyGraceMs === undefined
+          ? {}
+          : { lateReplyGraceMs: this.options.lateReplyGraceMs }),
+      });
+      const verdict = this.verdictOf(end, plan.tool);
+      if ('done' in verdict) return verdict.done;
+      last = verdict.resend;
+      const wait = Math.max(0, Math.min(250 * attempt, invocation.deadline - this.now()));
+      if (!(await sleep(wait, signal ?? new AbortController().signal))) return cancelled();
+    }
+    return failed(last);
+  }
+
+  /** The end of the step, or the error to remember when the call may be sent again. */
+  private verdictOf(end: AttemptEnd, tool: string): { done: Ended } | { resend: ErrorEnvelope } {
+    switch (end.kind) {
+      case 'cancelled':
+        return { done: cancelled() };
+      case 'failed':
+        return { done: failed(end.error) };
+      case 'lost':
+        if (end.gone && this.options.idempotentOf?.(tool) !== true) {
+          const why = `${end.error.message}; not sent again: ${tool} is not declared idempotent`;
+          return { done: failed({ ...end.error, code: 'UNAVAILABLE', message: why }) };
+        }
+        return { resend: end.error };
+      case 'replied': {
+        const { output } = end;
+        const replayed = output.replayed === true;
+        if (output.type === 'result')
+          return { done: { status: 'success', result: output.result, errorMessage: null, replayed } };
+        if (output.error.code === 'CANCELLED') return { done: { ...cancelled(output.error), replayed } };
+        if (output.error.code === 'UNAVAILABLE' && output.error.retryable) return { resend: output.error };
+        return { done: { ...failed(output.error), replayed } };
+      }
     }
   }
-}
 
-class AbortedError extends Error {}
+  private invocationOf(
+    plan: OperationPlan,
+    step: number,
+    deadline: number,
+  ): ToolInvocation | { error: ErrorEnvelope } {
+    const workspace = this.options.workspace?.();
+    const parsed = ToolInvocation.safeParse({
+      schemaVersion: SCHEMA_VERSION,
+      invocationId: invocationIdOf(this.options.goalId, step),
+      goalId: this.options.goalId,
+      ...(this.options.threadId ? { threadId: this.options.threadId } : {}),
+      step,
+      tool: plan.tool,
+      params: plan.parameters,
+      deadline,
+      runtimeSubject: Subjects.goalRuntime(this.options.goalId),
+      interactSubject: Subjects.goalInteract(this.options.goalId),
+      ...(this.options.lang ? { lang: this.options.lang } : {}),
+      attempt: 1,
+      ...(workspace ? { workspace } : {}),
+      ...(this.options.beliefs ? { beliefs: [...this.options.beliefs] } : {}),
+    });
+    if (parsed.success) return parsed.data;
+    return {
+      error: errorEnvelope('VALIDATION_FAILED', `invalid tool call: ${describeIssues(parsed.error)}`),
+    };
+  }
 
-class CallLostError extends Error {
-  constructor(readonly lost: Abandonment) {
-    super(`call lost (${lost.kind})`);
+  private outcome(
+    plan: OperationPlan,
+    started: number,
+    ended: Ended | { failed: ErrorEnvelope },
+  ): OperationOutcome {
+    const end = 'failed' in ended ? failed(ended.failed) : ended;
+    return {
+      operation: plan,
+      status: end.status,
+      result: end.result,
+      errorMessage: end.errorMessage,
+      ...(end.errorCode === undefined ? {} : { errorCode: end.errorCode }),
+      startedAt: new Date(started).toISOString(),
+      completedAt: new Date(this.now()).toISOString(),
+    };
   }
 }
 
-/**
- * The retryable error of a call given up before its timeout. A stale claim is retried at once with the same invocation
- * id (the next runner takes the claim over; this revision is not judged again); a gone tool as NO_RESPONDERS, which
- * the retry confirms at once unless an instance came back.
- */
-function lostCallError(lost: Abandonment, staleClaims: Set<number>): ErrorEnvelope {
-  if (lost.kind === 'tool-gone')
-    return errorEnvelope('NO_RESPONDERS', `no instance of ${lost.tool} answers any more`, {
-      goneSince: new Date(lost.goneSince).toISOString(),
-    });
-  staleClaims.add(lost.revision);
-  return errorEnvelope('UNAVAILABLE', `runner ${lost.runner} stopped renewing its claim`, {
-    runner: lost.runner,
-    leaseUntil: lost.leaseUntil,
-  });
+function failed(error: ErrorEnvelope): Ended {
+  return { status: 'failed', result: null, errorMessage: error.message, errorCode: error.code, error };
+}
+
+function cancelled(error = errorEnvelope('CANCELLED', 'the goal was cancelled')): Ended {
+  return { status: 'cancelled', result: null, errorMessage: error.message, errorCode: error.code, error };
 }

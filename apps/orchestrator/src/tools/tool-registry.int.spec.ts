@@ -116,6 +116,36 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
     expect(await registry.served('never-seen')).toBeUndefined();
   });
 
+  it('looks for a tool it does not offer when it is asked for by name, so a silent newcomer is usable at once', async () => {
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
+    const live = registry.live();
+    const first = await serve('eta-1', ['eta']);
+    await registry.refresh();
+    await first.stop();
+    await registry.refresh(); // the instance went down: listed, unavailable
+    expect(live.isAvailable('eta')).toBe(false);
+
+    // A new instance and a brand-new tool start without announcing themselves; no periodic refresh is due.
+    const second = await serve('eta-2', ['eta', 'theta']);
+    await registry.discoverFor(['eta', 'theta']);
+    expect(live.isAvailable('eta')).toBe(true);
+    expect(live.isAvailable('theta')).toBe(true);
+
+    // A name nobody serves is looked for once per interval, not on every mention.
+    let discoveries = 0;
+    const counting = nc.subscribe('$SRV.INFO', {
+      callback: () => {
+        discoveries += 1;
+      },
+    });
+    await nc.flush();
+    await registry.discoverFor(['no-such-tool']);
+    await registry.discoverFor(['no-such-tool', 'eta']);
+    counting.unsubscribe();
+    expect(discoveries).toBe(1);
+    await second.stop();
+  });
+
   it('discovers before a goal when nothing is known yet', async () => {
     const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
     const service = await serve('late', ['epsilon']);

@@ -11,6 +11,9 @@ export interface ToolRegistryOptions {
   readonly log: ContextLogger;
 }
 
+/** How often one tool name the catalog does not offer may trigger a discovery (see `discoverFor`). */
+export const NAME_LOOKUP_INTERVAL_MS = 5_000;
+
 /** A remote tool as the planner sees it; it is executed by the RemoteToolExecutor, never called in process. */
 function remoteTool(tool: DiscoveredTool): SchematicTool {
   const m = tool.metadata;
@@ -40,6 +43,8 @@ export class ToolRegistry {
   /** A change was announced while a discovery ran (it may have missed it): discover once more after it. */
   private again = false;
   private changes: Subscription | undefined;
+  /** When a name was last looked for by `discoverFor` (epoch ms). */
+  private readonly lookedFor = new Map<string, number>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -115,6 +120,24 @@ export class ToolRegistry {
         error: err instanceof Error ? err.message : String(err),
       });
     }
+  }
+
+  /**
+   * Rediscovers now when one of `names` is unknown or marked unavailable (a tool may have appeared without announcing
+   * itself), so that it is usable at once. Each name triggers this at most once per `NAME_LOOKUP_INTERVAL_MS`, so a
+   * model that keeps naming a tool that does not exist costs one discovery in that interval. Never rejects.
+   */
+  async discoverFor(names: readonly string[]): Promise<void> {
+    const now = Date.now();
+    const due = names.filter(
+      (name) =>
+        !this.snapshot.isAvailable(name) &&
+        now - (this.lookedFor.get(name) ?? -Infinity) >= NAME_LOOKUP_INTERVAL_MS,
+    );
+    if (due.length === 0) return;
+    for (const name of due) this.lookedFor.set(name, now);
+    if (this.lookedFor.size > 1_000) this.lookedFor.clear(); // names come from the model: keep the memo bounded
+    await this.refresh();
   }
 
   /** After a call found nobody serving the tool. */

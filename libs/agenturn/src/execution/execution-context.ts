@@ -1,6 +1,11 @@
 export interface InteractionOptions {
   /** How long to wait for the human; the implementation's default applies when absent. */
   readonly timeoutMs?: number;
+  /**
+   * Called, before the call resolves false/null, when nobody answered in time: lets a caller that relays the question
+   * (a remote tool's executor) tell a timeout from a decline. Implementations that cannot tell never call it.
+   */
+  readonly onTimeout?: () => void;
 }
 
 /**

@@ -12,3 +12,14 @@ export type { FakeToolCall, FakeToolOptions } from './fake-tool';
 export { ManualClock } from './manual-clock';
 export { deferred } from './deferred';
 export type { Deferred } from './deferred';
+export {
+  describeToolExecutorContract,
+  contractTools,
+  CONTRACT_SHORT_TIMEOUT_MS,
+  CONTRACT_TIMEOUT_MS,
+} from './tool-executor-contract';
+export type {
+  ContractTools,
+  ToolExecutorContractFactory,
+  ToolExecutorHarness,
+} from './tool-executor-contract';

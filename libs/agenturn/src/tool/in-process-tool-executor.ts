@@ -3,6 +3,7 @@ import { DeadlineExceededError } from '../errors/errors';
 import { systemClock, type Clock } from '../execution/clock';
 import type { ExecutionContext } from '../execution/execution-context';
 import type { OperationOutcome, OperationPlan, StepStatus } from '../pursuit/step';
+import { paramProblem } from './param-check';
 import type { ToolCatalog } from './tool-catalog';
 import type { ToolExecutor } from './tool-executor';
 import { isToolOutput } from './tool-output';
@@ -15,7 +16,8 @@ type Settled =
   { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
 /**
- * Calls tools of a catalog in this process. Honours the `ToolExecutor` contract: never rejects; a tool's
+ * Calls tools of a catalog in this process. Honours the `ToolExecutor` contract: never rejects; parameters that do not
+ * match the tool's input schema fail with VALIDATION_FAILED before the tool runs; a tool's
  * `timeoutMs` aborts the call's signal and fails the step with `TIMEOUT`; aborting `signal` resolves at once to a
  * `cancelled` outcome even if the tool ignores its signal (its late result is dropped).
  */
@@ -52,6 +54,10 @@ export class InProcessToolExecutor implements ToolExecutor {
     if (tool === undefined) return finish('failed', null, `Tool ${plan.tool} not found`, 'TOOL_NOT_FOUND');
     if (!this.catalog.isAvailable(plan.tool)) {
       return finish('failed', null, `Tool ${plan.tool} is currently unavailable`, 'UNAVAILABLE');
+    }
+    const problem = paramProblem(tool.inputSchema, plan.parameters);
+    if (problem !== undefined) {
+      return finish('failed', null, `Invalid parameters for ${plan.tool}: ${problem}`, 'VALIDATION_FAILED');
     }
 
     const controller = new AbortController();

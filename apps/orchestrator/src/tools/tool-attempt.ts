@@ -1,0 +1,154 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { mapTransportError, raceAbort } from '@novelrag/bus';
+import {
+  type ErrorEnvelope,
+  Subjects,
+  ToolInvocation,
+  ToolOutput,
+  describeIssues,
+  errorEnvelope,
+} from '@novelrag/contracts';
+import type { Abandonment, ClaimWatch } from './claim-watch';
+
+/**
+ * How long past the deadline a reply is still listened for, only to tell "replied after the deadline" from "never
+ * replied" in the error (a late reply is not used: the deadline is the tool's contract).
+ */
+export const LATE_REPLY_GRACE_MS = 1_000;
+
+/**
+ * How one send of an invocation ended. `lost`: the call is known not to run any more (nobody received it, its runner
+ * stopped renewing its claim, or no instance of the tool answers pings), so it may be sent again; `gone` says the
+ * call may have been running when it was lost (its instance disappeared), which only an idempotent tool survives.
+ */
+export type AttemptEnd =
+  | { readonly kind: 'replied'; readonly output: ToolOutput }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'lost'; readonly error: ErrorEnvelope; readonly gone: boolean }
+  | { readonly kind: 'failed'; readonly error: ErrorEnvelope };
+
+export interface AttemptOptions {
+  /** Epoch ms: the whole call's deadline (every attempt shares it). */
+  readonly deadline: number;
+  /** The call's whole budget (for the error message). */
+  readonly budgetMs: number;
+  readonly now: () => number;
+  readonly claimWatch?: Pick<ClaimWatch, 'lostCall'>;
+  /** Revisions of stale claims already acted upon (the next runner takes them over). */
+  readonly staleClaims: Set<number>;
+  readonly signal?: AbortSignal;
+  /** Default LATE_REPLY_GRACE_MS. */
+  readonly lateReplyGraceMs?: number;
+}
+
+/**
+ * Sends the invocation once and waits for its reply until the whole deadline, unless the call is known lost before:
+ * the request finds no responders, or the claim watch sees its runner stop renewing the claim or the tool's services
+ * stop answering pings. A healthy call that takes long is never given up early.
+ */
+export async function sendAttempt(
+  nc: NatsConnection,
+  invocation: ToolInvocation,
+  options: AttemptOptions,
+): Promise<AttemptEnd> {
+  const { tool } = invocation;
+  const subject = Subjects.toolInvoke(tool);
+  const settled = new AbortController(); // ends the claim watch with the request
+  const abandon = new AbortController();
+  let lost: Abandonment | undefined;
+  const { claimWatch, signal } = options;
+  if (claimWatch) {
+    // Started through a promise so that no failure of the watch, even a synchronous one, reaches the request.
+    Promise.resolve()
+      .then(() =>
+        claimWatch.lostCall(invocation.invocationId, {
+          signal: settled.signal,
+          ignore: options.staleClaims,
+          tool,
+        }),
+      )
+      .then((found) => {
+        if (!found || settled.signal.aborted) return;
+        lost = found;
+        abandon.abort();
+      })
+      .catch(() => undefined);
+  }
+  const stop = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
+  const waitMs =
+    Math.max(1, options.deadline - options.now()) + (options.lateReplyGraceMs ?? LATE_REPLY_GRACE_MS);
+  try {
+    const request = nc.request(subject, JSON.stringify(invocation), { timeout: waitMs });
+    const msg = await raceAbort(request, stop, () => new Error('abandoned'));
+    const late = options.now() - options.deadline;
+    if (late > 0) {
+      return failed('TIMEOUT', `${tool} replied after the deadline (${late} ms late); its reply is not used`);
+    }
+    return replyOf(tool, () => msg.json());
+  } catch (err) {
+    if (signal?.aborted) return { kind: 'cancelled' };
+    if (lost) return lostCall(lost, tool, options.staleClaims);
+    const mapped = mapTransportError(err, subject, waitMs).envelope;
+    if (mapped.code === 'NO_RESPONDERS')
+      return { kind: 'lost', error: errorEnvelope('NO_RESPONDERS', `no tool serves ${tool}`), gone: false };
+    if (mapped.code === 'TIMEOUT')
+      return failed('TIMEOUT', `no reply from ${tool} within its deadline of ${options.budgetMs} ms`);
+    return { kind: 'failed', error: mapped };
+  } finally {
+    settled.abort();
+  }
+}
+
+function replyOf(tool: string, read: () => unknown): AttemptEnd {
+  let body: unknown;
+  try {
+    body = read();
+  } catch {
+    return failed('TOOL_FAILED', `${tool} answered with invalid JSON`);
+  }
+  const parsed = ToolOutput.safeParse(body);
+  if (!parsed.success) {
+    return failed(
+      'TOOL_FAILED',
+      `${tool} answered outside the ToolOutput contract: ${describeIssues(parsed.error)}`,
+    );
+  }
+  return { kind: 'replied', output: parsed.data };
+}
+
+function failed(code: 'TIMEOUT' | 'TOOL_FAILED', message: string): AttemptEnd {
+  return { kind: 'failed', error: errorEnvelope(code, message) };
+}
+
+/**
+ * A call given up before its deadline. A stale claim is re-sent with the same invocation id (the next runner takes
+ * the claim over; this revision is not judged again); a gone tool instance may have been running it.
+ */
+function lostCall(lost: Abandonment, tool: string, staleClaims: Set<number>): AttemptEnd {
+  if (lost.kind === 'tool-gone') {
+    return {
+      kind: 'lost',
+      error: errorEnvelope(
+        'NO_RESPONDERS',
+        `the tool instance disappeared: no instance of ${tool} answers any more`,
+        {
+          goneSince: new Date(lost.goneSince).toISOString(),
+        },
+      ),
+      gone: true,
+    };
+  }
+  staleClaims.add(lost.revision);
+  return {
+    kind: 'lost',
+    error: errorEnvelope(
+      'UNAVAILABLE',
+      `the tool instance disappeared: runner ${lost.runner} stopped renewing its claim`,
+      {
+        runner: lost.runner,
+        leaseUntil: lost.leaseUntil,
+      },
+    ),
+    gone: false,
+  };
+}
