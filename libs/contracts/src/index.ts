@@ -130,6 +130,7 @@ export {
   EncodedToolMetadata,
   MAX_TOOL_RESULT_CHARS,
   Subject,
+  TOOL_METADATA_DEFAULTS,
   TOOL_METADATA_KEYS,
   ToolDescriptor,
   ToolInvocation,

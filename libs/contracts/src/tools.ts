@@ -84,6 +84,18 @@ export const ToolOutput = z.discriminatedUnion('type', [
 ]);
 export type ToolOutput = z.infer<typeof ToolOutput>;
 
+/**
+ * What a tool that leaves out an optional promise is taken to promise: nothing (not read-only, not idempotent), and
+ * not destructive, so third-party tools are not held up by default confirmations; no `schema_version` means the
+ * current one. The one source of these defaults (schemas, decoding, docs).
+ */
+export const TOOL_METADATA_DEFAULTS = {
+  readOnly: false,
+  destructive: false,
+  idempotent: false,
+  schemaVersion: SCHEMA_VERSION,
+} as const;
+
 /** The decoded metadata of a tool endpoint. */
 export const ToolMetadata = z.strictObject({
   description: z.string().min(1).max(10_000),
@@ -101,12 +113,12 @@ export const ToolMetadata = z.strictObject({
     .max(60 * 60_000)
     .optional(),
   /** The tool never writes. */
-  readOnly: z.boolean(),
+  readOnly: z.boolean().default(TOOL_METADATA_DEFAULTS.readOnly),
   /** The tool may delete or overwrite data (the orchestrator may ask for confirmation). */
-  destructive: z.boolean(),
+  destructive: z.boolean().default(TOOL_METADATA_DEFAULTS.destructive),
   /** Running it twice with the same params has the same effect as once. */
-  idempotent: z.boolean(),
-  schemaVersion: SchemaVersion,
+  idempotent: z.boolean().default(TOOL_METADATA_DEFAULTS.idempotent),
+  schemaVersion: SchemaVersion.default(TOOL_METADATA_DEFAULTS.schemaVersion),
 });
 export type ToolMetadata = z.infer<typeof ToolMetadata>;
 
@@ -130,10 +142,10 @@ export const EncodedToolMetadata = z.looseObject({
   output_description: z.string().optional(),
   input_schema: z.string(),
   timeout_ms: z.string().optional(),
-  read_only: z.string().optional(),
-  destructive: z.string().optional(),
-  idempotent: z.string().optional(),
-  schema_version: z.string().optional(),
+  read_only: z.string().default(String(TOOL_METADATA_DEFAULTS.readOnly)),
+  destructive: z.string().default(String(TOOL_METADATA_DEFAULTS.destructive)),
+  idempotent: z.string().default(String(TOOL_METADATA_DEFAULTS.idempotent)),
+  schema_version: z.string().default(String(TOOL_METADATA_DEFAULTS.schemaVersion)),
 });
 export type EncodedToolMetadata = z.infer<typeof EncodedToolMetadata>;
 
@@ -186,9 +198,8 @@ function parseInteger(record: Record<string, string>, key: string): number | und
 }
 
 /**
- * Decodes endpoint metadata into `ToolMetadata`. Missing booleans default to false (nothing is promised: not
- * read-only, not idempotent; `destructive` false so third-party tools are not blocked by default confirmations);
- * a missing `schema_version` means the current one.
+ * Decodes endpoint metadata into `ToolMetadata`. Missing or empty `read_only`, `destructive`, `idempotent` and
+ * `schema_version` take their `TOOL_METADATA_DEFAULTS`.
  * @throws ToolMetadataError naming the key when a value is missing, not valid JSON, not a boolean/integer, or the
  * result violates `ToolMetadata`.
  */
@@ -207,16 +218,17 @@ export function decodeToolMetadata(record: Record<string, string>): ToolMetadata
     const reason = err instanceof Error ? err.message : String(err);
     throw new ToolMetadataError(`metadata "${k.inputSchema}" is not valid JSON: ${reason}`, k.inputSchema);
   }
-  const version = parseInteger(record, k.schemaVersion) ?? SCHEMA_VERSION;
+  const d = TOOL_METADATA_DEFAULTS;
+  const version = parseInteger(record, k.schemaVersion) ?? d.schemaVersion;
   const candidate = {
     description,
     prerequisites: record[k.prerequisites] || undefined,
     outputDescription: record[k.outputDescription] || undefined,
     inputSchema,
     timeoutMs: parseInteger(record, k.timeoutMs),
-    readOnly: parseBoolean(record, k.readOnly, false),
-    destructive: parseBoolean(record, k.destructive, false),
-    idempotent: parseBoolean(record, k.idempotent, false),
+    readOnly: parseBoolean(record, k.readOnly, d.readOnly),
+    destructive: parseBoolean(record, k.destructive, d.destructive),
+    idempotent: parseBoolean(record, k.idempotent, d.idempotent),
     schemaVersion: version,
   };
   const parsed = ToolMetadata.safeParse(candidate);
