@@ -42,17 +42,24 @@ export type ToolWorkspace = z.infer<typeof ToolWorkspace>;
  */
 export const ToolInvocation = z.strictObject({
   schemaVersion: SchemaVersion,
+  /** The same for every attempt of one step (and after an orchestrator restart): the key of at-most-once execution. */
   invocationId: InvocationId,
+  /** The goal the call belongs to; its cancel subject is `novelrag.goals.<goalId>.cancel`. */
   goalId: GoalId,
   threadId: ThreadId.optional(),
+  /** Index of the step within the goal. */
   step: z.number().int().nonnegative(),
+  /** The tool's name (the invoke subject's middle token); a tool answers VALIDATION_FAILED when it is not its own. */
   tool: ToolName,
+  /** The arguments, already checked against the tool's `input_schema` by the orchestrator (check them again). */
   params: JsonObject,
+  /** Epoch milliseconds by which the reply must be sent; later replies are ignored (answer TIMEOUT instead). */
   deadline: EpochMs,
   /** Where the tool publishes `RuntimeEvent`s. */
   runtimeSubject: Subject,
   /** Where the tool sends `InteractionRequest`s (request/reply). */
   interactSubject: Subject,
+  /** The language of the goal (a BCP 47 tag such as `en` or `zh`): write user-facing text in it. */
   lang: Lang.optional(),
   /** 1 for the first attempt, incremented on retries with the same invocationId. */
   attempt: z.number().int().min(1).max(100).optional(),
@@ -96,16 +103,30 @@ export const TOOL_METADATA_DEFAULTS = {
   schemaVersion: SCHEMA_VERSION,
 } as const;
 
+/**
+ * The JSON Schema dialects an `input_schema` may declare with `$schema` (the orchestrator converts the schema to
+ * validate the model's arguments before dispatch). Without `$schema` the first, draft 2020-12, applies.
+ */
+export const INPUT_SCHEMA_DIALECTS = [
+  'https://json-schema.org/draft/2020-12/schema',
+  'http://json-schema.org/draft-07/schema#',
+  'http://json-schema.org/draft-04/schema#',
+] as const;
+
 /** The decoded metadata of a tool endpoint. */
 export const ToolMetadata = z.strictObject({
+  /** What the tool does, for the model. */
   description: z.string().min(1).max(10_000),
+  /** When the tool may be called (shown to the model). */
   prerequisites: z.string().max(10_000).optional(),
+  /** What the result text contains (shown to the model). */
   outputDescription: z.string().max(10_000).optional(),
   /** JSON Schema of `params` (an object schema; `{}` means no parameters). */
   inputSchema: JsonObject.refine(
     (s) => s['type'] === undefined || s['type'] === 'object',
     'input schema must describe an object (type "object")',
   ),
+  /** The call's time budget: the orchestrator sets `deadline` this far ahead (its own default when absent). */
   timeoutMs: z
     .number()
     .int()
@@ -118,6 +139,7 @@ export const ToolMetadata = z.strictObject({
   destructive: z.boolean().default(TOOL_METADATA_DEFAULTS.destructive),
   /** Running it twice with the same params has the same effect as once. */
   idempotent: z.boolean().default(TOOL_METADATA_DEFAULTS.idempotent),
+  /** The contract version the tool speaks. */
   schemaVersion: SchemaVersion.default(TOOL_METADATA_DEFAULTS.schemaVersion),
 });
 export type ToolMetadata = z.infer<typeof ToolMetadata>;
@@ -288,9 +310,13 @@ export type ToolClaim = z.infer<typeof ToolClaim>;
  */
 export const ToolsChanged = z.strictObject({
   schemaVersion: SchemaVersion,
+  /** `up` after the endpoints are subscribed, `down` after they are stopped. */
   change: z.enum(['up', 'down']),
+  /** The micro service name (`novelrag-tools-<suffix>`). */
   service: z.string().min(1).max(256),
+  /** Which process of the service: its micro instance id (`$SRV.INFO` `id`) or any name unique per process; logged only. */
   instance: z.string().min(1).max(256),
+  /** The tool names it serves (or served). */
   tools: z.array(ToolName).max(1_000),
 });
 export type ToolsChanged = z.infer<typeof ToolsChanged>;

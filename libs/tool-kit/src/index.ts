@@ -5,3 +5,4 @@ export { compileParamValidator } from './param-validator';
 export { ToolResultStore, ToolClaim, type StoredState, type ToolResultStoreOptions } from './result-store';
 export { IdempotentExecution, type IdempotencyOptions } from './idempotent-execution';
 export { type HostLogger, silentLogger } from './logger';
+export { MAX_ERROR_DETAILS_CHARS, MAX_ERROR_MESSAGE_CHARS } from './outputs';
