@@ -6,25 +6,14 @@ import {
   type ScenarioRule,
   type SseEvent,
   type System,
+  decide,
+  finalize,
   followAnswering,
   installRules,
   spawnProcess,
   startSystem,
   postGoal,
 } from '@novelrag/testkit';
-
-const decide = (
-  id: string,
-  contains: string[],
-  name: string,
-  args: Record<string, unknown>,
-): ScenarioRule => ({
-  id,
-  when: { tool: 'Finalize', contains },
-  reply: { content: `deciding ${id}`, toolCall: { name, arguments: args } },
-});
-const finalize = (id: string, contains: string[], response: string): ScenarioRule =>
-  decide(id, contains, 'Finalize', { status: 'success', response, evidence: [], gaps: [] });
 
 /** (c): a naive write into a missing aspect is refined by the verdict; the aspect is created first. */
 const PREREQUISITE: ScenarioRule[] = [

@@ -48,7 +48,7 @@ export interface SubjectRow {
 }
 
 /** The subject a builder makes, with `<param>` in place of each argument. */
-function pattern(
+export function pattern(
   fn: (...args: string[]) => unknown,
   params: readonly string[],
   serviceNames: readonly string[],
@@ -160,17 +160,22 @@ function storageSections(input: BusApiInput): string[] {
   ];
 }
 
-function conventionSections(input: BusApiInput): string[] {
-  const headers = Object.entries(input.headers).map(([key, name]) => [
-    code(name),
-    input.docs.get(`BusHeaders.${key}`)?.doc ?? '',
-  ]);
-  const codes = Object.entries(input.errorCodes).map(([name, info]) => [
+/** The error-code table's rows: code, status, retryable, meaning. */
+export function errorCodeRows(errorCodes: BusApiInput['errorCodes']): string[][] {
+  return Object.entries(errorCodes).map(([name, info]) => [
     code(name),
     String(info.httpStatus),
     info.retryable ? 'yes' : 'no',
     info.meaning,
   ]);
+}
+
+function conventionSections(input: BusApiInput): string[] {
+  const headers = Object.entries(input.headers).map(([key, name]) => [
+    code(name),
+    input.docs.get(`BusHeaders.${key}`)?.doc ?? '',
+  ]);
+  const codes = errorCodeRows(input.errorCodes);
   return [
     '## Headers',
     `Tool endpoints are served in the queue group ${code(input.toolQueueGroup)}, so one runner answers each invocation.`,

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { CONTRACT_SCHEMAS } from '@novelrag/contracts';
+import { CONTRACT_SCHEMAS, ERROR_CODE_INFO, TOOL_METADATA_KEYS } from '@novelrag/contracts';
 import { MESSAGE_HINTS, subjectRows } from './bus-api-doc';
 import { documentedVariables, envRows } from './configuration-doc';
 import { ENV_SOURCES } from './env-sources';
@@ -45,7 +45,7 @@ describe('generated documents', () => {
     generated = await generatedDocs();
   });
 
-  it.each(['docs/configuration.md', 'docs/bus-api.md'])(
+  it.each(['docs/configuration.md', 'docs/bus-api.md', 'docs/reference/tool-contract.md'])(
     '%s is up to date (run `npm run docs:generate`)',
     (file) => {
       expect(Object.keys(generated)).toContain(file);
@@ -98,5 +98,42 @@ describe('docs/bus-api.md', () => {
     expect(rows.map((r) => r.subject)).toEqual(
       expect.arrayContaining(['novelrag.goals.<goalId>.cancel', 'novelrag.health.<name>.<instanceId>']),
     );
+  });
+});
+
+describe('docs/reference/tool-contract.md', () => {
+  let text: string;
+  beforeAll(async () => {
+    text = (await generatedDocs())['docs/reference/tool-contract.md'] ?? '';
+  });
+
+  it('gives the status of every error code (no "…") and every metadata key with its presence', () => {
+    for (const [code, info] of Object.entries(ERROR_CODE_INFO))
+      expect(text).toMatch(new RegExp(`\\| \`${code}\`\\s*\\| ${info.httpStatus}\\s*\\|`));
+    for (const key of Object.values(TOOL_METADATA_KEYS))
+      expect(text).toMatch(
+        new RegExp(`\\| \`${key}\`\\s*\\|[^|]+\\| (required|optional|default \`[^\`]+\`)\\s*\\|`),
+      );
+    expect(text).not.toContain('…');
+  });
+
+  it('names the discovery subjects and the messages a tool exchanges', () => {
+    for (const s of [
+      '$SRV.PING',
+      '$SRV.INFO',
+      'novelrag.tools.<tool>.invoke',
+      'novelrag.goals.<goalId>.cancel',
+      'novelrag.tools.changed',
+    ])
+      expect(text).toContain(s);
+    for (const m of [
+      'ToolInvocation',
+      'ToolOutput',
+      'ErrorEnvelope',
+      'CancelRequest',
+      'ToolsChanged',
+      'MicroInfoResponse',
+    ])
+      expect(text).toContain(`### [${m}]`);
   });
 });

@@ -50,6 +50,12 @@ export const ClientEnv = z.object({
     .optional()
     .describe('API key sent as `Authorization: Bearer <key>` (`--api-key` overrides).'),
   NO_COLOR: z.string().optional().describe('Any value turns colours off in the CLI output.'),
+  NATS_URL: z
+    .string()
+    .default('nats://127.0.0.1:4222')
+    .describe(
+      '`novelrag tools check` only: the NATS server of the bus, where it calls the tool (`--nats` overrides).',
+    ),
 });
 
 /** `npm test` and the test harness in libs/testkit. */

@@ -45,9 +45,16 @@ function collect(
   }
 }
 
+/** The shape of `z.object({…})` / `z.strictObject({…})` / `z.looseObject({…})`, else the expression itself. */
+function zodShape(node: ts.Expression): ts.Expression {
+  if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression)) return node;
+  const [shape] = node.arguments;
+  return /^(object|strictObject|looseObject)$/.test(node.expression.name.text) && shape ? shape : node;
+}
+
 /**
  * The JSDoc of every exported constant of a TypeScript file and of its object-literal properties, by path
- * (`Subjects`, `Subjects.goalCancel`, `ResourceSubjects.find`).
+ * (`Subjects`, `Subjects.goalCancel`, `ResourceSubjects.find`), zod object shapes included (`ToolInvocation.deadline`).
  */
 export function propertyDocs(fileName: string, text: string): Map<string, PropertyDoc> {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
@@ -57,7 +64,7 @@ export function propertyDocs(fileName: string, text: string): Map<string, Proper
     for (const decl of statement.declarationList.declarations) {
       if (!ts.isIdentifier(decl.name) || !decl.initializer) continue;
       out.set(decl.name.text, { doc: jsDoc(statement, source), params: [] });
-      const init = unwrap(decl.initializer);
+      const init = zodShape(unwrap(decl.initializer));
       if (ts.isObjectLiteralExpression(init)) collect(init, decl.name.text, source, out);
     }
   }

@@ -100,7 +100,14 @@ export const COMMANDS = {
     min: 1,
     max: Infinity,
   },
-  tools: { summary: 'list the tools discovered on the bus', usage: 'tools', options: {}, min: 0, max: 0 },
+  tools: {
+    summary:
+      'list the tools discovered on the bus; `tools check <name>` runs the tool contract against a live tool',
+    usage: 'tools [check <name> [--nats <url>] [--params <json>] [--slow-params <json>]]',
+    options: { nats: { type: 'string' }, params: { type: 'string' }, 'slow-params': { type: 'string' } },
+    min: 0,
+    max: 2,
+  },
   aspects: { summary: 'list aspects', usage: 'aspects', options: {}, min: 0, max: 0 },
   operations: {
     summary: 'recent undo/redo history',
@@ -125,7 +132,7 @@ export interface GlobalOptions {
   readonly url: string;
   readonly apiKey: string | undefined;
   readonly json: boolean;
-  /** Bound on one HTTP request (not on following a goal). */
+  /** Bound on one HTTP request (not on following a goal); for `tools check`, on each answer of the tool. */
   readonly timeoutMs: number;
 }
 
@@ -136,10 +143,13 @@ export interface ParsedCommand {
   readonly text: string;
   readonly values: Readonly<Record<string, string | boolean | string[] | undefined>>;
   readonly global: GlobalOptions;
+  /** The NATS server of the bus (`--nats`, `NATS_URL`): `tools check` only, the other commands use the gateway. */
+  readonly natsUrl: string;
   readonly help: boolean;
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 export const DEFAULT_TIMEOUT_MS = 15_000;
 /** Default bound on following a goal to its end. */
 export const DEFAULT_WAIT_MS = 15 * 60_000;
@@ -185,7 +195,8 @@ function gatewayUrl(raw: string): string {
 }
 
 /**
- * Parses `novelrag <command> [args]` (global options anywhere). Environment: `NOVELRAG_URL`, `NOVELRAG_API_KEY`.
+ * Parses `novelrag <command> [args]` (global options anywhere). Environment: `NOVELRAG_URL`, `NOVELRAG_API_KEY`,
+ * `NATS_URL` (`tools check`).
  * Throws a usage CliError for unknown commands/options, wrong counts of arguments and bad values.
  */
 export function parseCommandLine(
@@ -221,12 +232,14 @@ export function parseCommandLine(
   const timeoutMs = intOption(values, 'timeout', 100, 600_000) ?? DEFAULT_TIMEOUT_MS;
   const url = stringOption(values, 'url') ?? (env['NOVELRAG_URL'] || DEFAULT_URL);
   const apiKey = stringOption(values, 'api-key') ?? (env['NOVELRAG_API_KEY'] || undefined);
+  const natsUrl = stringOption(values, 'nats') ?? (env['NATS_URL'] || DEFAULT_NATS_URL);
   return {
     command: name,
     positionals,
     text: positionals.join(' ').trim(),
     values,
     global: { url: gatewayUrl(url), apiKey, json: values['json'] === true, timeoutMs },
+    natsUrl,
     help,
   };
 }
@@ -249,4 +262,4 @@ const GLOBAL_HELP = `global options:
   --api-key <key>    Bearer API key (env NOVELRAG_API_KEY)
   --json             machine-readable output (one JSON document; NDJSON events when following a goal)
   --timeout <ms>     bound on each HTTP request (default ${DEFAULT_TIMEOUT_MS})
-exit status: 0 ok, 1 goal not completed, 2 usage, 3 gateway unreachable, 4 gateway error, 5 timed out`;
+exit status: 0 ok, 1 goal not completed (or a tool failed its check), 2 usage, 3 gateway unreachable, 4 gateway error, 5 timed out`;

@@ -1,11 +1,14 @@
 /**
  * Every failure the CLI reports has a code and maps to an exit status, so scripts can branch on `$?` and on the
- * `code` of the JSON error: 2 = the command line is wrong, 3 = the gateway cannot be reached, 4 = the gateway
- * answered with an error, 5 = a bounded wait ran out, 1 = the goal ended without success.
+ * `code` of the JSON error: 2 = the command line is wrong, 3 = the gateway (or, for `tools check`, NATS) cannot be
+ * reached, 4 = the gateway answered with an error, 5 = a bounded wait ran out, 1 = the goal ended without success or
+ * a tool failed its conformance check.
  */
 export const CLI_EXIT = {
   ok: 0,
   goalNotCompleted: 1,
+  /** `tools check`: at least one check failed. */
+  checkFailed: 1,
   usage: 2,
   unreachable: 3,
   api: 4,

@@ -88,8 +88,11 @@ export const ERROR_CODE_INFO: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
 
 /** How an error travels between processes. `details` is structured context (paths, ids), never secrets. */
 export const ErrorEnvelope = z.object({
+  /** One of the error codes; receivers decide by it. */
   code: ErrorCode,
+  /** For people (and the model): what went wrong, in one or two sentences. */
   message: Text,
+  /** Whether repeating the same request may succeed (normally the code's default). */
   retryable: z.boolean(),
   details: z.record(z.string(), z.unknown()).optional(),
 });

@@ -210,9 +210,13 @@ export type GoalRecord = z.infer<typeof GoalRecord>;
 /** Core event on `novelrag.goals.<id>.cancel`. */
 export const CancelRequest = z.strictObject({
   schemaVersion: SchemaVersion,
+  /** The cancelled goal (also the subject's token). */
   goalId: GoalId,
+  /** Why, for people. */
   reason: Label.optional(),
+  /** Who asked (API key label or user). */
   requestedBy: Label.optional(),
+  /** When it was asked (ISO 8601). */
   at: Timestamp,
 });
 export type CancelRequest = z.infer<typeof CancelRequest>;

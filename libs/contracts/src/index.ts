@@ -52,7 +52,9 @@ export {
   InvalidSubjectTokenError,
   KvKeys,
   MAX_SUBJECT_TOKEN_CHARS,
+  MICRO_VERBS,
   MicroServiceNames,
+  MicroSubjects,
   SERVICE_NAMES,
   SUBJECT_PREFIX,
   Streams,
@@ -64,7 +66,10 @@ export {
   isToolServiceName,
   toolFromInvokeSubject,
 } from './subjects';
-export type { ResourceSubject, ServiceName } from './subjects';
+export type { MicroVerb, ResourceSubject, ServiceName } from './subjects';
+
+// the NATS service protocol's answers (discovery, liveness)
+export { MicroEndpointInfo, MicroInfoResponse, MicroPingResponse, MicroStatsResponse } from './micro';
 
 // goals
 export {
@@ -127,8 +132,10 @@ export {
 // tools
 export {
   EncodedToolMetadata,
+  INPUT_SCHEMA_DIALECTS,
   MAX_TOOL_RESULT_CHARS,
   Subject,
+  TOOL_METADATA_DEFAULTS,
   TOOL_METADATA_KEYS,
   ToolDescriptor,
   ToolInvocation,

@@ -73,6 +73,7 @@ import {
   ToolsChanged,
 } from './tools';
 import { TraceEvent } from './trace';
+import { MicroInfoResponse, MicroPingResponse, MicroStatsResponse } from './micro';
 
 /** Every wire and stored message by name (the names are the JSON Schema file names). */
 export const CONTRACT_SCHEMAS = {
@@ -99,6 +100,9 @@ export const CONTRACT_SCHEMAS = {
   ToolResultRecord,
   ToolClaim,
   ToolsChanged,
+  MicroPingResponse,
+  MicroInfoResponse,
+  MicroStatsResponse,
   // runtime
   RuntimeEvent,
   InteractionRequest,

@@ -204,6 +204,24 @@ export const MicroServiceNames = {
   },
 } as const;
 
+/** The verbs of the NATS service protocol every service answers (ADR-32); the platform asks `PING` and `INFO`. */
+export const MICRO_VERBS = ['PING', 'INFO', 'STATS'] as const;
+export type MicroVerb = (typeof MICRO_VERBS)[number];
+
+/**
+ * Subjects of the NATS service protocol: `$SRV.<VERB>` (every service answers), `$SRV.<VERB>.<name>` (every
+ * instance of one service), `$SRV.<VERB>.<name>.<id>` (one instance).
+ */
+export const MicroSubjects = {
+  /** Every service answers (discovery is a scatter-gather on `$SRV.INFO`). */
+  all: (verb: MicroVerb) => `$SRV.${verb}`,
+  /** Every instance of one service (a lost call's liveness probe is `$SRV.PING.<name>`). */
+  service: (verb: MicroVerb, name: string) => `$SRV.${verb}.${token('service name', name)}`,
+  /** One instance of one service. */
+  instance: (verb: MicroVerb, name: string, id: string) =>
+    `$SRV.${verb}.${token('service name', name)}.${token('instance id', id)}`,
+} as const;
+
 /** Whether a micro service (from `$SRV.INFO`) hosts NovelRAG tools: `novelrag-tools` or `novelrag-tools-<suffix>`. */
 export function isToolServiceName(name: string): boolean {
   return /^novelrag-tools(?:-[A-Za-z0-9_-]+)?$/.test(name);

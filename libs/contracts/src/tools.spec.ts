@@ -1,9 +1,13 @@
 import {
+  EncodedToolMetadata,
+  TOOL_METADATA_DEFAULTS,
+  TOOL_METADATA_KEYS,
   ToolMetadata,
   ToolMetadataError,
   ToolOutput,
   decodeToolMetadata,
   encodeToolMetadata,
+  exportJsonSchemas,
   isErrorEnvelope,
 } from './index';
 
@@ -84,6 +88,44 @@ describe('tool metadata', () => {
     expect((caught as ToolMetadataError).key).toBe(key);
     expect((caught as ToolMetadataError).message).toMatch(message);
     expect((caught as ToolMetadataError).code).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('tool metadata defaults (what a third party may leave out)', () => {
+  const optionalKeys = ['readOnly', 'destructive', 'idempotent', 'schemaVersion'] as const;
+  const schemas = exportJsonSchemas();
+
+  it('are in the published JSON Schemas: not required, with their default', () => {
+    const decoded = schemas.ToolMetadata as {
+      required: string[];
+      properties: Record<string, { default?: unknown }>;
+    };
+    const encoded = schemas.EncodedToolMetadata as typeof decoded;
+    for (const key of optionalKeys) {
+      expect(decoded.required).not.toContain(key);
+      expect(decoded.properties[key]?.default).toBe(TOOL_METADATA_DEFAULTS[key]);
+      const wire = TOOL_METADATA_KEYS[key];
+      expect(encoded.required).not.toContain(wire);
+      expect(encoded.properties[wire]?.default).toBe(String(TOOL_METADATA_DEFAULTS[key]));
+    }
+    expect(encoded.required.sort()).toEqual(['description', 'input_schema']);
+  });
+
+  it('are what the zod schemas and the decoder fill in', () => {
+    const filled = { ...TOOL_METADATA_DEFAULTS, description: 'd', inputSchema: {} };
+    expect(ToolMetadata.parse({ description: 'd', inputSchema: {} })).toEqual(filled);
+    expect(decodeToolMetadata({ description: 'd', input_schema: '{}' })).toEqual(filled);
+    expect(
+      decodeToolMetadata({ description: 'd', input_schema: '{}', read_only: '', idempotent: '' }),
+    ).toEqual(filled);
+    expect(EncodedToolMetadata.parse({ description: 'd', input_schema: '{}' })).toEqual({
+      description: 'd',
+      input_schema: '{}',
+      read_only: 'false',
+      destructive: 'false',
+      idempotent: 'false',
+      schema_version: '1',
+    });
   });
 });
 

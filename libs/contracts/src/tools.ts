@@ -42,17 +42,24 @@ export type ToolWorkspace = z.infer<typeof ToolWorkspace>;
  */
 export const ToolInvocation = z.strictObject({
   schemaVersion: SchemaVersion,
+  /** The same for every attempt of one step (and after an orchestrator restart): the key of at-most-once execution. */
   invocationId: InvocationId,
+  /** The goal the call belongs to; its cancel subject is `novelrag.goals.<goalId>.cancel`. */
   goalId: GoalId,
   threadId: ThreadId.optional(),
+  /** Index of the step within the goal. */
   step: z.number().int().nonnegative(),
+  /** The tool's name (the invoke subject's middle token); a tool answers VALIDATION_FAILED when it is not its own. */
   tool: ToolName,
+  /** The arguments, already checked against the tool's `input_schema` by the orchestrator (check them again). */
   params: JsonObject,
+  /** Epoch milliseconds by which the reply must be sent; later replies are ignored (answer TIMEOUT instead). */
   deadline: EpochMs,
   /** Where the tool publishes `RuntimeEvent`s. */
   runtimeSubject: Subject,
   /** Where the tool sends `InteractionRequest`s (request/reply). */
   interactSubject: Subject,
+  /** The language of the goal (a BCP 47 tag such as `en` or `zh`): write user-facing text in it. */
   lang: Lang.optional(),
   /** 1 for the first attempt, incremented on retries with the same invocationId. */
   attempt: z.number().int().min(1).max(100).optional(),
@@ -84,16 +91,42 @@ export const ToolOutput = z.discriminatedUnion('type', [
 ]);
 export type ToolOutput = z.infer<typeof ToolOutput>;
 
+/**
+ * What a tool that leaves out an optional promise is taken to promise: nothing (not read-only, not idempotent), and
+ * not destructive, so third-party tools are not held up by default confirmations; no `schema_version` means the
+ * current one. The one source of these defaults (schemas, decoding, docs).
+ */
+export const TOOL_METADATA_DEFAULTS = {
+  readOnly: false,
+  destructive: false,
+  idempotent: false,
+  schemaVersion: SCHEMA_VERSION,
+} as const;
+
+/**
+ * The JSON Schema dialects an `input_schema` may declare with `$schema` (the orchestrator converts the schema to
+ * validate the model's arguments before dispatch). Without `$schema` the first, draft 2020-12, applies.
+ */
+export const INPUT_SCHEMA_DIALECTS = [
+  'https://json-schema.org/draft/2020-12/schema',
+  'http://json-schema.org/draft-07/schema#',
+  'http://json-schema.org/draft-04/schema#',
+] as const;
+
 /** The decoded metadata of a tool endpoint. */
 export const ToolMetadata = z.strictObject({
+  /** What the tool does, for the model. */
   description: z.string().min(1).max(10_000),
+  /** When the tool may be called (shown to the model). */
   prerequisites: z.string().max(10_000).optional(),
+  /** What the result text contains (shown to the model). */
   outputDescription: z.string().max(10_000).optional(),
   /** JSON Schema of `params` (an object schema; `{}` means no parameters). */
   inputSchema: JsonObject.refine(
     (s) => s['type'] === undefined || s['type'] === 'object',
     'input schema must describe an object (type "object")',
   ),
+  /** The call's time budget: the orchestrator sets `deadline` this far ahead (its own default when absent). */
   timeoutMs: z
     .number()
     .int()
@@ -101,12 +134,13 @@ export const ToolMetadata = z.strictObject({
     .max(60 * 60_000)
     .optional(),
   /** The tool never writes. */
-  readOnly: z.boolean(),
+  readOnly: z.boolean().default(TOOL_METADATA_DEFAULTS.readOnly),
   /** The tool may delete or overwrite data (the orchestrator may ask for confirmation). */
-  destructive: z.boolean(),
+  destructive: z.boolean().default(TOOL_METADATA_DEFAULTS.destructive),
   /** Running it twice with the same params has the same effect as once. */
-  idempotent: z.boolean(),
-  schemaVersion: SchemaVersion,
+  idempotent: z.boolean().default(TOOL_METADATA_DEFAULTS.idempotent),
+  /** The contract version the tool speaks. */
+  schemaVersion: SchemaVersion.default(TOOL_METADATA_DEFAULTS.schemaVersion),
 });
 export type ToolMetadata = z.infer<typeof ToolMetadata>;
 
@@ -130,10 +164,10 @@ export const EncodedToolMetadata = z.looseObject({
   output_description: z.string().optional(),
   input_schema: z.string(),
   timeout_ms: z.string().optional(),
-  read_only: z.string().optional(),
-  destructive: z.string().optional(),
-  idempotent: z.string().optional(),
-  schema_version: z.string().optional(),
+  read_only: z.string().default(String(TOOL_METADATA_DEFAULTS.readOnly)),
+  destructive: z.string().default(String(TOOL_METADATA_DEFAULTS.destructive)),
+  idempotent: z.string().default(String(TOOL_METADATA_DEFAULTS.idempotent)),
+  schema_version: z.string().default(String(TOOL_METADATA_DEFAULTS.schemaVersion)),
 });
 export type EncodedToolMetadata = z.infer<typeof EncodedToolMetadata>;
 
@@ -186,9 +220,8 @@ function parseInteger(record: Record<string, string>, key: string): number | und
 }
 
 /**
- * Decodes endpoint metadata into `ToolMetadata`. Missing booleans default to false (nothing is promised: not
- * read-only, not idempotent; `destructive` false so third-party tools are not blocked by default confirmations);
- * a missing `schema_version` means the current one.
+ * Decodes endpoint metadata into `ToolMetadata`. Missing or empty `read_only`, `destructive`, `idempotent` and
+ * `schema_version` take their `TOOL_METADATA_DEFAULTS`.
  * @throws ToolMetadataError naming the key when a value is missing, not valid JSON, not a boolean/integer, or the
  * result violates `ToolMetadata`.
  */
@@ -207,16 +240,17 @@ export function decodeToolMetadata(record: Record<string, string>): ToolMetadata
     const reason = err instanceof Error ? err.message : String(err);
     throw new ToolMetadataError(`metadata "${k.inputSchema}" is not valid JSON: ${reason}`, k.inputSchema);
   }
-  const version = parseInteger(record, k.schemaVersion) ?? SCHEMA_VERSION;
+  const d = TOOL_METADATA_DEFAULTS;
+  const version = parseInteger(record, k.schemaVersion) ?? d.schemaVersion;
   const candidate = {
     description,
     prerequisites: record[k.prerequisites] || undefined,
     outputDescription: record[k.outputDescription] || undefined,
     inputSchema,
     timeoutMs: parseInteger(record, k.timeoutMs),
-    readOnly: parseBoolean(record, k.readOnly, false),
-    destructive: parseBoolean(record, k.destructive, false),
-    idempotent: parseBoolean(record, k.idempotent, false),
+    readOnly: parseBoolean(record, k.readOnly, d.readOnly),
+    destructive: parseBoolean(record, k.destructive, d.destructive),
+    idempotent: parseBoolean(record, k.idempotent, d.idempotent),
     schemaVersion: version,
   };
   const parsed = ToolMetadata.safeParse(candidate);
@@ -276,9 +310,13 @@ export type ToolClaim = z.infer<typeof ToolClaim>;
  */
 export const ToolsChanged = z.strictObject({
   schemaVersion: SchemaVersion,
+  /** `up` after the endpoints are subscribed, `down` after they are stopped. */
   change: z.enum(['up', 'down']),
+  /** The micro service name (`novelrag-tools-<suffix>`). */
   service: z.string().min(1).max(256),
+  /** Which process of the service: its micro instance id (`$SRV.INFO` `id`) or any name unique per process; logged only. */
   instance: z.string().min(1).max(256),
+  /** The tool names it serves (or served). */
   tools: z.array(ToolName).max(1_000),
 });
 export type ToolsChanged = z.infer<typeof ToolsChanged>;

@@ -39,9 +39,19 @@ export type { FollowOptions, SseEvent } from './system/sse';
 export {
   DEMO_REQUEST,
   aspectDraft,
+  decide,
   demoScenario,
+  finalize,
   holdAspectAnswer,
   installRules,
   type ScenarioRule,
 } from './system/scenario';
 export { expectDemoCompletedOnce, followAnswering, postGoal } from './system/demo-checks';
+// third-party reference tools (examples/): build and run them as separate processes
+export {
+  type ExampleTool,
+  GO_TOOL_BINARY,
+  buildGoTool,
+  startExampleTool,
+  stopExampleTool,
+} from './example-tools';

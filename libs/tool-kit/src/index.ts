@@ -12,3 +12,4 @@ export {
 } from './result-store';
 export { IdempotentExecution, type IdempotencyOptions } from './idempotent-execution';
 export { type HostLogger, silentLogger } from './logger';
+export { MAX_ERROR_DETAILS_CHARS, MAX_ERROR_MESSAGE_CHARS } from './outputs';

@@ -4,6 +4,7 @@ import type { GatewayClient } from '../gateway-client';
 import type { CliIo } from '../io';
 import { backlog } from './backlog-command';
 import type { CommandHandler } from './command-handler';
+import { tools } from './tools-command';
 import { followExisting, pursueNext, submitGoal } from './goal-commands';
 import {
   answerInteraction,
@@ -12,7 +13,6 @@ import {
   listAspects,
   listGoals,
   listOperations,
-  listTools,
   searchResources,
   showGoal,
   undoRedo,
@@ -32,7 +32,7 @@ const HANDLERS: Readonly<Record<CommandName, CommandHandler>> = {
   redo: undoRedo,
   get: getResource,
   search: searchResources,
-  tools: listTools,
+  tools,
   aspects: listAspects,
   operations: listOperations,
   backlog,

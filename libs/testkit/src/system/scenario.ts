@@ -22,6 +22,22 @@ export interface ScenarioRule {
   };
 }
 
+/** A rule that answers the action decision (the call offering `Finalize`) of matching prompts with a tool call. */
+export const decide = (
+  id: string,
+  contains: string[],
+  name: string,
+  args: Record<string, unknown>,
+): ScenarioRule => ({
+  id,
+  when: { tool: 'Finalize', contains },
+  reply: { content: `deciding ${id}`, toolCall: { name, arguments: args } },
+});
+
+/** A rule that finishes matching goals successfully with `response`. */
+export const finalize = (id: string, contains: string[], response: string): ScenarioRule =>
+  decide(id, contains, 'Finalize', { status: 'success', response, evidence: [], gaps: [] });
+
 let scenario: { rules: ScenarioRule[] } | undefined;
 
 /** The offline demo's recorded scenario (read once, on first use). */
