@@ -6,6 +6,7 @@ import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
 import { ResourcesController } from './resources/resources.controller';
+import { GoalSummariesController } from './summaries/goal-summaries.controller';
 import { ToolsController } from './tools/tools.controller';
 
 @Module({})
@@ -22,6 +23,7 @@ export class AppModule {
       controllers: [
         HealthHttpController,
         GoalsController,
+        GoalSummariesController,
         EventsController,
         ResourcesController,
         ToolsController,

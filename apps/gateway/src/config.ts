@@ -2,21 +2,27 @@ import { z } from 'zod';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
-/** This service's own environment variables (BaseEnv from @novelrag/bus adds the shared ones). */
-export const GatewayEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  /** Comma-separated API keys accepted as `Authorization: Bearer <key>` (at least 16 characters each). */
-  NOVELRAG_API_KEYS: z
+/** A comma-separated list, trimmed, empty items dropped. */
+const commaList = () =>
+  z
     .string()
     .default('')
     .transform((v) =>
       v
         .split(',')
-        .map((k) => k.trim())
+        .map((item) => item.trim())
         .filter(Boolean),
-    )
-    .refine((keys) => keys.every((k) => k.length >= 16), 'every key must have at least 16 characters'),
+    );
+
+/** This service's own environment variables (BaseEnv from @novelrag/bus adds the shared ones). */
+export const GatewayEnv = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Comma-separated API keys accepted as `Authorization: Bearer <key>` (at least 16 characters each). */
+  NOVELRAG_API_KEYS: commaList().refine(
+    (keys) => keys.every((k) => k.length >= 16),
+    'every key must have at least 16 characters',
+  ),
   /** Explicit opt-out of authentication for local use. */
   NOVELRAG_AUTH_DISABLED: flag.default(false),
   NOVELRAG_BODY_LIMIT_BYTES: z.coerce
@@ -26,5 +32,15 @@ export const GatewayEnv = z.object({
     .max(10 * 1024 * 1024)
     .default(256 * 1024),
   NOVELRAG_RATE_LIMIT_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  /**
+   * Comma-separated origins (`https://ops.example.com`) whose pages may call the API from a browser (CORS); `*` allows
+   * any origin. Empty (the default): no CORS headers, so only same-origin pages (the dashboard at /ui) can.
+   */
+  NOVELRAG_CORS_ORIGINS: commaList().refine(
+    (origins) => origins.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)),
+    'every origin must be `*` or scheme://host[:port] without a path',
+  ),
+  /** The built dashboard served at /ui (default: apps/dashboard/dist next to this app); `off` serves none. */
+  NOVELRAG_DASHBOARD_DIR: z.string().min(1).optional(),
 });
 export type GatewayEnv = z.infer<typeof GatewayEnv>;

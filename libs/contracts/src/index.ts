@@ -103,6 +103,14 @@ export {
   ThreadHistoryEntry,
   ThreadRecord,
 } from './goals';
+export {
+  DEFAULT_AGENT_KIND,
+  GoalPhase,
+  GoalSummary,
+  GoalSummaryPage,
+  SUMMARY_TITLE_CHARS,
+  summarizeGoal,
+} from './goal-summary';
 
 // agent loop payloads (also structured-output schemas)
 export {

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags 
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION } from '@novelrag/bus';
-import { FINAL_TRACE_KINDS, Streams, Subjects } from '@novelrag/contracts';
+import { FINAL_TRACE_KINDS, Streams, Subjects, TRACE_KINDS, type TraceEvent } from '@novelrag/contracts';
 import { GoalsService } from '../goals/goals.service';
 import { ApiError } from '../http/api-error';
 import { readTrace } from './trace-stream';
@@ -48,6 +48,29 @@ function lastEventId(header: string | undefined, query: string | undefined): num
   if (!/^\d{1,15}$/.test(raw))
     throw new ApiError('VALIDATION_FAILED', 'Last-Event-ID must be a non-negative integer');
   return Number(raw);
+}
+
+const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The ops feed's filter (the stream is read whole: NATS 2.9 consumers take one subject filter, so kinds are matched
+ * here). Unknown kinds and malformed thread ids are VALIDATION_FAILED before the stream starts.
+ */
+function feedFilter(
+  kinds: string | undefined,
+  threadId: string | undefined,
+): ((event: TraceEvent) => boolean) | undefined {
+  const wanted = kinds ? new Set(kinds.split(',').map((k) => k.trim())) : undefined;
+  const unknown = [...(wanted ?? [])].filter((k) => !(TRACE_KINDS as readonly string[]).includes(k));
+  if (unknown.length > 0 || wanted?.size === 0)
+    throw new ApiError('VALIDATION_FAILED', `unknown trace kinds: ${unknown.join(', ').slice(0, 200)}`, {
+      known: TRACE_KINDS,
+    });
+  if (threadId !== undefined && !THREAD_ID.test(threadId))
+    throw new ApiError('VALIDATION_FAILED', 'threadId must be 1-128 characters of A-Z a-z 0-9 _ -');
+  if (!wanted && threadId === undefined) return undefined;
+  return (event) =>
+    (!wanted || wanted.has(event.kind)) && (threadId === undefined || event.threadId === threadId);
 }
 
 /** Server-Sent Events of the trace: replayed from the TRACE stream, then live; resumable; with heartbeats. */
@@ -97,17 +120,30 @@ export class EventsController {
   }
 
   @Get('events')
-  @ApiOperation({ summary: "Every goal's trace (the ops feed) as Server-Sent Events; follows until closed" })
+  @ApiOperation({
+    summary:
+      "Every goal's trace (the ops feed) as Server-Sent Events; follows until closed; filter by kinds and thread",
+  })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false })
+  @ApiQuery({
+    name: 'kinds',
+    required: false,
+    description:
+      'Comma-separated trace kinds to send (e.g. goal.accepted,goal.status_changed); all when absent',
+  })
+  @ApiQuery({ name: 'threadId', required: false, description: 'Only the goals of this thread' })
   async allEvents(
     @Query('lastEventId') lastEventIdQuery: string | undefined,
+    @Query('kinds') kinds: string | undefined,
+    @Query('threadId') threadId: string | undefined,
     @Headers('last-event-id') lastEventIdHeader: string | undefined,
     @Req() req: SseRequest,
     @Res() res: SseResponse,
   ): Promise<void> {
     const after = lastEventId(lastEventIdHeader, lastEventIdQuery);
-    await this.stream(req, res, Subjects.traceAll, after, false);
+    const filter = feedFilter(kinds, threadId);
+    await this.stream(req, res, Subjects.traceAll, after, false, false, filter);
   }
 
   private async stream(
@@ -117,6 +153,7 @@ export class EventsController {
     after: number | undefined,
     untilFinal: boolean,
     ended = false,
+    filter?: (event: TraceEvent) => boolean,
   ) {
     const abort = new AbortController();
     req.on('close', () => abort.abort());
@@ -142,6 +179,7 @@ export class EventsController {
         untilFinal,
         ...(after !== undefined ? { after } : {}),
       })) {
+        if (filter && !filter(event)) continue;
         // Backpressure: a client that reads slowly (or not at all) holds the replay instead of the gateway's memory.
         if (!res.write(`id: ${id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`))
           await drained(res, abort.signal);

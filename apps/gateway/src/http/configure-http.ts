@@ -5,13 +5,19 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { ServiceContext } from '@novelrag/bus';
 import type { GatewayEnv } from '../config';
 import { AuthGuard } from './auth.guard';
+import { corsOptions, dashboardDir, serveDashboard } from './dashboard-static';
 import { HttpErrorFilter } from './http-error.filter';
 
-/** HTTP concerns of the gateway, applied once at boot: body limits, validation, auth, errors, OpenAPI at /docs. */
+/**
+ * HTTP concerns of the gateway, applied once at boot: body limits, CORS, validation, auth, errors, OpenAPI at /docs,
+ * the dashboard at /ui.
+ */
 export function configureHttp(app: INestApplication, ctx: ServiceContext<GatewayEnv>): void {
   const express = app as NestExpressApplication;
   express.useBodyParser('json', { limit: ctx.env.NOVELRAG_BODY_LIMIT_BYTES, strict: true });
   express.disable('x-powered-by');
+  if (ctx.env.NOVELRAG_CORS_ORIGINS.length > 0) app.enableCors(corsOptions(ctx.env.NOVELRAG_CORS_ORIGINS));
+  serveDashboard(express, dashboardDir(ctx.env.NOVELRAG_DASHBOARD_DIR), ctx.logger.child('Dashboard'));
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
