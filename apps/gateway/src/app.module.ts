@@ -7,6 +7,7 @@ import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
+import { ServicesController } from './services/services.controller';
 import { ToolsController } from './tools/tools.controller';
 
 @Module({})
@@ -27,6 +28,7 @@ export class AppModule {
         EventsController,
         ResourcesController,
         ToolsController,
+        ServicesController,
       ],
       providers: [GoalsService],
     };

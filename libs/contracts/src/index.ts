@@ -111,6 +111,7 @@ export {
   SUMMARY_TITLE_CHARS,
   summarizeGoal,
 } from './goal-summary';
+export { EndpointStats, ServiceInstanceStats, ServicesReply } from './service-stats';
 
 // agent loop payloads (also structured-output schemas)
 export {

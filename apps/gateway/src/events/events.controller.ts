@@ -104,7 +104,7 @@ export class EventsController {
     // A client resuming after the final event of its goal (e.g. EventSource reconnecting) gets the end at once:
     // the final event it would wait for is behind it.
     const ended = untilFinal && after !== undefined && (await this.finalAtOrBefore(id, after));
-    await this.stream(req, res, Subjects.traceOfGoal(id), after, untilFinal, ended);
+    await this.stream(req, res, Subjects.traceOfGoal(id), after, untilFinal, { ended });
   }
 
   /** Whether the goal's final trace event is stored at or before stream sequence `seq`. */
@@ -133,8 +133,16 @@ export class EventsController {
       'Comma-separated trace kinds to send (e.g. goal.accepted,goal.status_changed); all when absent',
   })
   @ApiQuery({ name: 'threadId', required: false, description: 'Only the goals of this thread' })
+  @ApiQuery({
+    name: 'from',
+    required: false,
+    enum: ['start', 'now'],
+    description:
+      'Without Last-Event-ID: replay the stored trace (start, the default) or only new events (now)',
+  })
   async allEvents(
     @Query('lastEventId') lastEventIdQuery: string | undefined,
+    @Query('from') from: string | undefined,
     @Query('kinds') kinds: string | undefined,
     @Query('threadId') threadId: string | undefined,
     @Headers('last-event-id') lastEventIdHeader: string | undefined,
@@ -143,7 +151,9 @@ export class EventsController {
   ): Promise<void> {
     const after = lastEventId(lastEventIdHeader, lastEventIdQuery);
     const filter = feedFilter(kinds, threadId);
-    await this.stream(req, res, Subjects.traceAll, after, false, false, filter);
+    if (from !== undefined && from !== 'start' && from !== 'now')
+      throw new ApiError('VALIDATION_FAILED', 'from must be "start" or "now"');
+    await this.stream(req, res, Subjects.traceAll, after, false, { filter, fromNow: from === 'now' });
   }
 
   private async stream(
@@ -152,9 +162,13 @@ export class EventsController {
     subject: string,
     after: number | undefined,
     untilFinal: boolean,
-    ended = false,
-    filter?: (event: TraceEvent) => boolean,
+    options: {
+      ended?: boolean;
+      fromNow?: boolean;
+      filter?: ((event: TraceEvent) => boolean) | undefined;
+    } = {},
   ) {
+    const { ended = false, filter } = options;
     const abort = new AbortController();
     req.on('close', () => abort.abort());
     const limit = setTimeout(() => abort.abort(), MAX_CONNECTION_MS);
@@ -177,6 +191,7 @@ export class EventsController {
         subject,
         signal: abort.signal,
         untilFinal,
+        fromNow: options.fromNow ?? false,
         ...(after !== undefined ? { after } : {}),
       })) {
         if (filter && !filter(event)) continue;
