@@ -60,7 +60,7 @@ function feedFilter(
   kinds: string | undefined,
   threadId: string | undefined,
 ): ((event: TraceEvent) => boolean) | undefined {
-  const wanted = kinds ? new Set(kinds.split(',').map((k) => k.trim())) : undefined;
+  const wanted = kinds !== undefined ? new Set(kinds.split(',').map((k) => k.trim())) : undefined;
   const unknown = [...(wanted ?? [])].filter((k) => !(TRACE_KINDS as readonly string[]).includes(k));
   if (unknown.length > 0 || wanted?.size === 0)
     throw new ApiError('VALIDATION_FAILED', `unknown trace kinds: ${unknown.join(', ').slice(0, 200)}`, {
@@ -119,6 +119,12 @@ export class EventsController {
     return false;
   }
 
+  /** The TRACE stream's last sequence (0 when empty). */
+  private async lastStored(): Promise<number> {
+    const jsm = await jetstreamManager(this.nc);
+    return (await jsm.streams.info(Streams.trace.name)).state.last_seq;
+  }
+
   @Get('events')
   @ApiOperation({
     summary:
@@ -153,7 +159,10 @@ export class EventsController {
     const filter = feedFilter(kinds, threadId);
     if (from !== undefined && from !== 'start' && from !== 'now')
       throw new ApiError('VALIDATION_FAILED', 'from must be "start" or "now"');
-    await this.stream(req, res, Subjects.traceAll, after, false, { filter, fromNow: from === 'now' });
+    // `now`: after the last stored event, read before the response starts, so a client that has the response head
+    // gets every event stored from then on.
+    const start = after ?? (from === 'now' ? await this.lastStored() : undefined);
+    await this.stream(req, res, Subjects.traceAll, start, false, { filter });
   }
 
   private async stream(
@@ -191,7 +200,6 @@ export class EventsController {
         subject,
         signal: abort.signal,
         untilFinal,
-        fromNow: options.fromNow ?? false,
         ...(after !== undefined ? { after } : {}),
       })) {
         if (filter && !filter(event)) continue;
