@@ -6,31 +6,8 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startService, type RunningService } from '@novelrag/bus';
 import { GoalSummary, GoalSummaryPage, SCHEMA_VERSION, ServicesReply, Subjects } from '@novelrag/contracts';
-import { startNats, type NatsServerHandle } from '@novelrag/testkit';
+import { readSse, startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { gatewayDefinition } from './service.definition';
-
-/** Reads SSE `data` payloads of the given event names until `count` arrived. */
-async function readEvents(res: Response, count: number): Promise<{ event: string; data: string }[]> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const out: { event: string; data: string }[] = [];
-  let buffer = '';
-  while (out.length < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event && data) out.push({ event, data });
-    }
-  }
-  await reader.cancel();
-  return out;
-}
 
 // What a browser client (the dashboard, or a third party's page) needs from the gateway: compact goal summaries, an ops
 // feed it can filter and start from now, CORS for configured origins, the static dashboard with a strict policy, and
@@ -123,14 +100,14 @@ describe('gateway for browser clients (real NATS JetStream)', () => {
     await trace('g-a', 'thread-a', 'limit.hit', 0, { limit: 'max_steps', max: 1, value: 1 });
     await trace('g-a', 'thread-a', 'goal.status_changed', 1, statusChanged('running'));
     await trace('g-a', 'thread-a', 'goal.status_changed', 2, { from: 'running', to: 'waiting_for_input' });
-    const events = await readEvents(res, 2);
-    expect(events.map((e) => [e.event, (JSON.parse(e.data) as { goalId: string; seq: number }).seq])).toEqual(
-      [
-        ['goal.status_changed', 1],
-        ['goal.status_changed', 2],
-      ],
-    );
-    expect(events.every((e) => (JSON.parse(e.data) as { goalId: string }).goalId === 'g-a')).toBe(true);
+    const events = await readSse(res, 2);
+    expect(
+      events.map((e) => [e.event, (JSON.parse(e.data!) as { goalId: string; seq: number }).seq]),
+    ).toEqual([
+      ['goal.status_changed', 1],
+      ['goal.status_changed', 2],
+    ]);
+    expect(events.every((e) => (JSON.parse(e.data!) as { goalId: string }).goalId === 'g-a')).toBe(true);
     for (const bad of ['kinds=goal.nope', 'kinds=', 'threadId=a.b', 'from=later']) {
       const r = await fetch(`${url}/v1/events?${bad}`);
       expect({ bad, status: r.status }).toEqual({ bad, status: 400 });

@@ -17,3 +17,4 @@ export { connectTestNats, freePort, startNats } from './nats-harness';
 export type { NatsServerHandle, StartNatsOptions } from './nats-harness';
 export { uniqueName } from './names';
 export { describeServiceBoot, type BootedService } from './service-boot';
+export { readSse, type SseEvent } from './sse';
