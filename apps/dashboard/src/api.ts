@@ -1,28 +1,21 @@
 import type {
   AspectsListReply,
   FindReply,
-  GoalRecord,
   GoalSummary,
   GoalSummaryPage,
   OperationsListReply,
   SearchReply,
   ServicesReply,
-  ToolDescriptor,
+  ToolCatalogue,
+  PublicGoal,
   UndoRedoReply,
 } from '@novelrag/contracts';
 
 /** The dashboard's client of the public REST API (types from the same contracts the gateway documents). */
 const KEY_STORAGE = 'novelrag.apiKey';
 
-export type PublicGoal = Omit<GoalRecord, 'revision'>;
-export interface DiscoveredTool extends ToolDescriptor {
-  readonly instances: number;
-  readonly serviceNames: readonly string[];
-}
-export interface ToolCatalogue {
-  readonly tools: DiscoveredTool[];
-  readonly invalid: { service: string; endpoint: string; reason: string }[];
-}
+export type { DiscoveredTool, PublicGoal } from '@novelrag/contracts';
+
 export interface GoalSubmissionBody {
   request?: string;
   goal?: string;

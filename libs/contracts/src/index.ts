@@ -111,7 +111,16 @@ export {
   SUMMARY_TITLE_CHARS,
   summarizeGoal,
 } from './goal-summary';
-export { EndpointStats, ServiceInstanceStats, ServicesReply } from './service-stats';
+export {
+  DiscoveredTool,
+  EndpointStats,
+  GoalPage,
+  HealthReport,
+  PublicGoal,
+  ServiceInstanceStats,
+  ServicesReply,
+  ToolCatalogue,
+} from './public-api';
 
 // agent loop payloads (also structured-output schemas)
 export {

@@ -1,12 +1,13 @@
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { ServiceContext } from '@novelrag/bus';
 import type { GatewayEnv } from '../config';
 import { AuthGuard } from './auth.guard';
 import { corsOptions, dashboardDir, serveDashboard } from './dashboard-static';
 import { HttpErrorFilter } from './http-error.filter';
+import { buildOpenApiDocument } from './openapi';
 
 /**
  * HTTP concerns of the gateway, applied once at boot: body limits, CORS, validation, auth, errors, OpenAPI at /docs,
@@ -34,14 +35,6 @@ export function configureHttp(app: INestApplication, ctx: ServiceContext<Gateway
       perMinute: ctx.env.NOVELRAG_RATE_LIMIT_PER_MIN,
     }),
   );
-  const config = new DocumentBuilder()
-    .setTitle('NovelRAG API')
-    .setDescription(
-      'Goals pursued by the NovelRAG agent over a knowledge repository. Errors are `{code, message, details?}`.',
-    )
-    .setVersion('0.1.0')
-    .addBearerAuth()
-    .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 }
