@@ -4,10 +4,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import launch from './chromium.json';
 import { ROOT } from './processes';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it), or NOVELRAG_CHROMIUM. */
-export const CHROMIUM = process.env.NOVELRAG_CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM = process.env.NOVELRAG_CHROMIUM ?? launch.executablePath;
 
 /**
  * Whether the browser suite can run. Without Chromium it fails in CI (CI=true: the suite must run there) and is skipped
@@ -50,16 +51,7 @@ export async function openBrowser(origin: string): Promise<BrowserSession> {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1366, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: launch.args,
   });
   const page = context.pages()[0] ?? (await context.newPage());
   page.setDefaultTimeout(60_000);
