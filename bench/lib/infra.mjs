@@ -7,21 +7,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 export function createInfra(root) {
   const tmp = mkdtempSync(path.join(tmpdir(), 'novelrag-bench-'));
   const children = [];
   const log = (m) => process.stderr.write(`  ${m}\n`);
-
-  function freePort() {
-    return new Promise((resolve, reject) => {
-      const s = net.createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => {
-        const { port } = s.address();
-        s.close(() => resolve(port));
-      });
-    });
-  }
 
   /** Spawns a process and resolves once its output contains `readyText` (bounded). */
   function startProcess(args, env, readyText, timeoutMs = 30_000) {
