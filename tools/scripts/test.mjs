@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The README's test command: lint, typecheck, build (services and dashboard), then every Jest tier (unit, integration, e2e) in one run.
+// The README's test command: lint, typecheck, build (services and dashboard), then every Jest tier (unit, integration,
+// e2e) in one run.
 // Extra arguments go to Jest (e.g. `npm test -- --selectProjects unit`). Set SKIP_STATIC=1 to run only Jest.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

@@ -19,8 +19,11 @@ const COLUMNS = ['Goal', 'Agent', 'Status', 'Phase', 'Steps', 'Tokens', 'Elapsed
 const FEED_KINDS = [...Object.keys(PHASE_OF_KIND), 'goal.status_changed'];
 /** Goals waiting in the queue publish no trace yet: the first page is also read again this often. */
 const FIRST_PAGE_POLL_MS = 5_000;
-/** Trace events of a goal are batched into one summary read. */
-const SUMMARY_BATCH_MS = 250;
+/**
+ * Trace events only mark the rows at once; the page's summaries are read again at most this often (one request however
+ * many goals move, well inside the gateway's per-key rate limit).
+ */
+const REFRESH_AFTER_EVENTS_MS = 1_000;
 
 interface Row {
   summary: GoalSummary;
@@ -108,11 +111,10 @@ class GoalsTable {
   private readonly cursors: (string | undefined)[] = [undefined];
   private filters: Filters = { status: '', threadId: '', limit: 20 };
   private page = 0;
-  private readonly dirty = new Set<string>();
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly signal: AbortSignal) {
-    signal.addEventListener('abort', () => clearTimeout(this.flushTimer));
+    signal.addEventListener('abort', () => clearTimeout(this.refreshTimer));
   }
 
   filter(filters: Filters): void {
@@ -146,43 +148,21 @@ class GoalsTable {
     if (this.page === 0 && !document.hidden) void this.load(0);
   }
 
-  /** A goal's trace event: its row shows the phase at once, and its summary is read again (batched). */
+  /** A goal's trace event: its row shows the phase at once; the page is read again soon (batched). */
   onEvent({ event }: TraceItem): void {
     const row = this.rows.get(event.goalId);
-    if (!row) {
-      if (event.kind === 'goal.accepted' && this.page === 0) this.schedule(event.goalId);
-      return;
-    }
-    row.livePhase = PHASE_OF_KIND[event.kind] ?? row.livePhase;
-    fill(row);
-    this.schedule(event.goalId);
+    if (row) {
+      row.livePhase = PHASE_OF_KIND[event.kind] ?? row.livePhase;
+      fill(row);
+    } else if (event.kind !== 'goal.accepted' || this.page !== 0) return; // not on this page
+    this.refreshTimer ??= setTimeout(() => {
+      this.refreshTimer = undefined;
+      void this.load(this.page);
+    }, REFRESH_AFTER_EVENTS_MS);
   }
 
   tick(): void {
     for (const row of this.rows.values()) if (!row.summary.finishedAt) fill(row);
-  }
-
-  private schedule(goalId: string): void {
-    this.dirty.add(goalId);
-    this.flushTimer ??= setTimeout(() => void this.flush(), SUMMARY_BATCH_MS);
-  }
-
-  private async flush(): Promise<void> {
-    this.flushTimer = undefined;
-    const ids = [...this.dirty];
-    this.dirty.clear();
-    // A goal not on the page (new) reloads the first page; known ones are read one by one.
-    if (ids.some((id) => !this.rows.has(id))) return this.load(0);
-    await Promise.all(
-      ids.map(async (id) => {
-        const summary = await api.summary(id).catch(() => null);
-        const row = this.rows.get(id);
-        if (summary && row && !this.signal.aborted) {
-          row.summary = summary;
-          fill(row);
-        }
-      }),
-    );
   }
 
   private render(goals: GoalSummary[], more: boolean): void {
