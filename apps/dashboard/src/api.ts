@@ -1,7 +1,6 @@
 import type {
   AspectsListReply,
   FindReply,
-  GoalSummary,
   GoalSummaryPage,
   OperationsListReply,
   SearchReply,
@@ -74,7 +73,6 @@ const enc = encodeURIComponent;
 export const api = {
   summaries: (p: { status?: string; threadId?: string; limit?: number; cursor?: string }) =>
     call<GoalSummaryPage>('GET', `/v1/goal-summaries${query(p)}`),
-  summary: (id: string) => call<GoalSummary>('GET', `/v1/goal-summaries/${enc(id)}`),
   goal: (id: string) => call<PublicGoal>('GET', `/v1/goals/${enc(id)}`),
   submit: (body: GoalSubmissionBody) => call<{ goalId: string; status: string }>('POST', '/v1/goals', body),
   cancel: (id: string) => call<PublicGoal>('POST', `/v1/goals/${enc(id)}/cancel`),
