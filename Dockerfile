@@ -1,6 +1,7 @@
 # One image recipe for the four services: `docker build --build-arg APP=gateway .` (APP = gateway | orchestrator |
 # tool-runner | resource-service). Stage 1 builds the whole workspace; stage 2 installs production dependencies only;
-# stage 3 is the small runtime: node:24 slim, production node_modules, the libs' and this app's dist, the templates.
+# stage 3 is the small runtime: node:24 slim, production node_modules, the libs' and this app's dist, the templates
+# (and the dashboard's static files, which the gateway serves at /ui).
 FROM node:24-bookworm-slim AS build
 WORKDIR /repo
 COPY package.json package-lock.json ./
@@ -18,6 +19,7 @@ COPY apps/orchestrator/package.json apps/orchestrator/
 COPY apps/tool-runner/package.json apps/tool-runner/
 COPY apps/resource-service/package.json apps/resource-service/
 COPY apps/cli/package.json apps/cli/
+COPY apps/dashboard/package.json apps/dashboard/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY libs libs
@@ -25,6 +27,9 @@ COPY apps apps
 # tsconfig.build.json also builds the third-party tool example.
 COPY examples examples
 RUN node_modules/.bin/tsc -b tsconfig.build.json
+# The ops dashboard (static files the gateway serves at /ui).
+COPY tools/scripts/build-dashboard.mjs tools/scripts/
+RUN node tools/scripts/build-dashboard.mjs --force
 
 FROM node:24-bookworm-slim AS prod-deps
 WORKDIR /repo
@@ -42,6 +47,7 @@ COPY --from=build /repo/apps/orchestrator/package.json apps/orchestrator/
 COPY --from=build /repo/apps/tool-runner/package.json apps/tool-runner/
 COPY --from=build /repo/apps/resource-service/package.json apps/resource-service/
 COPY --from=build /repo/apps/cli/package.json apps/cli/
+COPY --from=build /repo/apps/dashboard/package.json apps/dashboard/
 # --ignore-scripts: no install scripts at runtime (LanceDB ships prebuilt binaries as optional dependencies).
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
@@ -69,6 +75,8 @@ COPY --from=build /repo/libs/resource-client/package.json libs/resource-client/
 COPY --from=build /repo/libs/resource-client/dist libs/resource-client/dist
 COPY --from=build /repo/apps/${APP}/package.json apps/${APP}/
 COPY --from=build /repo/apps/${APP}/dist apps/${APP}/dist
+# The dashboard's static build (a few tens of KB; only the gateway serves it, at /ui).
+COPY --from=build /repo/apps/dashboard/dist apps/dashboard/dist
 COPY templates templates
 COPY deploy/healthcheck.mjs deploy/healthcheck.mjs
 RUN mkdir -p /data && chown node:node /data

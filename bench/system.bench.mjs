@@ -11,17 +11,14 @@
 //   node bench/system.bench.mjs [--calls 2000] [--throughput-calls 5000] [--concurrency 64] [--accept 300]
 //                               [--goals 100] [--llm-ms 200] [--only dispatch,throughput,accept,goals]
 // Needs the compiled workspace (`npm run bench` builds it). Writes bench-results/system-<timestamp>.{json,md}.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { machine, markdownTable, ms, ratio, summarize, timed } from './lib/report.mjs';
+import { createInfra } from './lib/infra.mjs';
+import { machine, markdownTable, ms, positiveInts, ratio, summarize, timed } from './lib/report.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -45,14 +42,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
   },
 });
-const int = (name, fallback) => {
-  const n = Number(values[name] ?? fallback);
-  if (!Number.isInteger(n) || n < 1) {
-    console.error(`--${name} must be a positive integer`);
-    process.exit(2);
-  }
-  return n;
-};
+const int = positiveInts(values);
 const opts = {
   calls: int('calls', 2000),
   throughputCalls: int('throughput-calls', 5000),
@@ -63,95 +53,7 @@ const opts = {
   only: new Set(String(values.only ?? 'dispatch,throughput,accept,goals').split(',')),
 };
 
-const tmp = mkdtempSync(path.join(tmpdir(), 'novelrag-bench-'));
-const children = [];
-const log = (m) => process.stderr.write(`  ${m}\n`);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Spawns a process and resolves once its output contains `readyText` (bounded). */
-function startProcess(args, env, readyText, timeoutMs = 30_000) {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, LANCEDB_LOG: 'error', NOVELRAG_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${args.join(' ')} not ready in ${timeoutMs} ms:\n${out}`)),
-      timeoutMs,
-    );
-    const onData = (d) => {
-      out += d.toString();
-      if (out.includes(readyText)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${out}`)));
-  });
-}
-
-async function startNatsServer() {
-  const port = await freePort();
-  const child = spawn(
-    'nats-server',
-    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', path.join(tmp, 'nats')],
-    {
-      stdio: 'ignore',
-    },
-  );
-  children.push(child);
-  const url = `nats://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      return { url, nc: await connect({ servers: url, timeout: 500 }) };
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
-/** A service from its dist, ready when its instance answers the NATS health probe. */
-async function startService(nc, app, instance, env) {
-  const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      LANCEDB_LOG: 'error',
-      NOVELRAG_LOG_LEVEL: 'warn',
-      NOVELRAG_INSTANCE_ID: instance,
-      ...env,
-    },
-    stdio: 'ignore',
-  });
-  children.push(child);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const reply = await nc.request(`novelrag.health.${app}.${instance}`, '{}', { timeout: 500 });
-      if (reply.json().ok) return child;
-    } catch {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${app} did not start`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
+const { tmp, children, log, freePort, startProcess, startNatsServer, startService } = createInfra(root);
 
 async function sequential(n, fn) {
   const samples = [];

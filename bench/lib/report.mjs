@@ -78,3 +78,15 @@ function width(text) {
         : 1;
   return w;
 }
+
+/** `int(name, fallback)`: the option `--name` of parseArgs' `values` as a positive integer (exits 2 when it is not). */
+export function positiveInts(values) {
+  return (name, fallback) => {
+    const n = Number(values[name] ?? fallback);
+    if (!Number.isInteger(n) || n < 1) {
+      console.error(`--${name} must be a positive integer`);
+      process.exit(2);
+    }
+    return n;
+  };
+}

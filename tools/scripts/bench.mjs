@@ -2,7 +2,8 @@
 // `npm run bench`: builds the workspace (incremental `tsc -b`), then runs every bench/*.bench.mjs in turn on the
 // project's Node 24, passing the arguments through (e.g. `npm run bench -- --sizes 10000,100000`); each benchmark
 // takes the options it knows. bench/resources.bench.mjs: the resource stores; bench/system.bench.mjs: tool dispatch,
-// tool throughput, goal acceptance, concurrent goals. BENCH_ONLY=resources (or system) runs one. Results land in
+// tool throughput, goal acceptance, concurrent goals; bench/dashboard.bench.mjs: the dashboard's render and update
+// times in Chromium. BENCH_ONLY=resources (or system, dashboard) runs one. Results land in
 // bench-results/ (gitignored); BENCHMARKS.md has the figures and the machine.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -17,6 +18,11 @@ if (build.status !== 0) {
   console.error('[novelrag] build failed');
   process.exit(build.status ?? 1);
 }
+const ui = spawnSync(process.execPath, [path.join(root, 'tools/scripts/build-dashboard.mjs')], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (ui.status !== 0) process.exit(ui.status ?? 1);
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const benches = readdirSync(path.join(root, 'bench'))

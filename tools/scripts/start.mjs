@@ -2,8 +2,9 @@
 // `npm start`: runs the whole system on this machine.
 // 1. NATS: NATS_URL if something listens there; else `nats-server -js` from PATH with its data in the data folder;
 //    else stop with a message naming how to get one.
-// 2. Builds the workspace (incremental `tsc -b`), then starts the four services as separate processes
-//    (NOVELRAG_TOOL_RUNNERS replicas of the tool-runner), waits until each answers its NATS health probe, prints the URLs.
+// 2. Builds the workspace (incremental `tsc -b`) and the dashboard (served by the gateway at /ui), then starts the
+//    four services as separate processes (NOVELRAG_TOOL_RUNNERS replicas of the tool-runner), waits until each
+//    answers its NATS health probe, prints the URLs.
 // 3. The model: OPENAI_API_KEY / OPENAI_BASE_URL → that OpenAI-compatible provider; neither (or NOVELRAG_LLM=scripted)
 //    → the SCRIPTED model (tools/demo/scripted-llm.mjs replaying NOVELRAG_SCENARIO, default tools/demo/scenario.json),
 //    started here and given to the orchestrator and tool-runners as their OPENAI_BASE_URL. Said loudly at startup.
@@ -124,6 +125,12 @@ function build() {
   console.log('[novelrag] building (incremental tsc -b)…');
   const r = spawnSync(bin('tsc'), ['-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) fail('build failed');
+  // The dashboard the gateway serves at /ui (skipped when up to date).
+  const ui = spawnSync(process.execPath, [path.join(root, 'tools/scripts/build-dashboard.mjs')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (ui.status !== 0) fail('dashboard build failed');
 }
 
 function startService(app, index) {
@@ -311,6 +318,7 @@ console.log(`
   NATS          ${natsUrl}
   Logs          ${streamLogs ? 'this terminal' : logDir}
   API docs      http://127.0.0.1:${port}/docs
+  Dashboard     http://127.0.0.1:${port}/ui/
   Auth          ${env.NOVELRAG_AUTH_DISABLED === 'true' ? 'disabled (local use; set NOVELRAG_API_KEYS to require Bearer keys)' : 'Bearer API keys'}
   Store         ${env.QDRANT_URL ? `Qdrant at ${env.QDRANT_URL}` : `embedded (LanceDB) in ${path.join(dataDir, 'store')}`}
   Model         ${llmMode === 'scripted' ? `SCRIPTED (replays ${path.relative(root, scenarioFile)}; set OPENAI_API_KEY for a real model)` : `OpenAI-compatible at ${env.OPENAI_BASE_URL ?? 'api.openai.com'}`}

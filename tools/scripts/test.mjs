@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// The README's test command: lint, typecheck, then every Jest tier (unit, integration, e2e) in one run.
+// The README's test command: lint, typecheck, build (services and dashboard), then every Jest tier (unit, integration,
+// e2e) in one run.
 // Extra arguments go to Jest (e.g. `npm test -- --selectProjects unit`). Set SKIP_STATIC=1 to run only Jest.
 import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
 
 await ensureEnv(import.meta.url);
@@ -26,9 +28,13 @@ if (!process.env.SKIP_STATIC) {
   step('lint', bin('eslint'), ['.', '--max-warnings=0']);
   step('format', bin('prettier'), ['--check', '.', '--log-level', 'warn']);
   step('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+  // The dashboard is browser code (DOM types, bundler resolution): its own project.
+  step('typecheck dashboard', bin('tsc'), ['-p', 'apps/dashboard/tsconfig.json', '--noEmit']);
 }
 // Integration and e2e tests start services as OS processes from their dist/: build once, before Jest's workers start.
 step('build', bin('tsc'), ['-b', 'tsconfig.build.json']);
+// The dashboard the gateway serves at /ui (the browser suite drives it).
+step('build dashboard', process.execPath, [path.join(root, 'tools/scripts/build-dashboard.mjs')]);
 step('jest', process.execPath, [
   '--experimental-vm-modules',
   '--no-warnings=ExperimentalWarning',

@@ -7,6 +7,8 @@ import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
 import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
+import { GoalSummariesController } from './summaries/goal-summaries.controller';
+import { ServicesController } from './services/services.controller';
 import { ToolsController } from './tools/tools.controller';
 
 @Module({})
@@ -23,9 +25,11 @@ export class AppModule {
       controllers: [
         HealthHttpController,
         GoalsController,
+        GoalSummariesController,
         EventsController,
         ResourcesController,
         ToolsController,
+        ServicesController,
       ],
       providers: [GoalsService, resourceServiceProvider],
     };

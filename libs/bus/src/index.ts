@@ -53,4 +53,5 @@ export {
   type InvalidToolEndpoint,
   type ToolDiscovery,
 } from './tools/discovery';
+export { collectServiceStats } from './services/stats';
 export { TracePublisher, type TraceDraft, type TracePublisherOptions } from './jetstream/trace-publisher';

@@ -109,6 +109,17 @@ export {
   ThreadHistoryEntry,
   ThreadRecord,
 } from './goals';
+export { GoalPhase, GoalSummary, GoalSummaryPage, SUMMARY_TITLE_CHARS, summarizeGoal } from './goal-summary';
+export {
+  DiscoveredTool,
+  EndpointStats,
+  GoalPage,
+  HealthReport,
+  PublicGoal,
+  ServiceInstanceStats,
+  ServicesReply,
+  ToolCatalogue,
+} from './public-api';
 
 // agent loop payloads (also structured-output schemas)
 export {

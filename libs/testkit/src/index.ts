@@ -55,3 +55,6 @@ export {
   startExampleTool,
   stopExampleTool,
 } from './example-tools';
+export { readSse, type RawSseEvent } from './sse';
+// the dashboard's browser suite: Debian's Chromium through playwright-core
+export { type BrowserSession, CHROMIUM, buildDashboard, chromiumAvailable, openBrowser } from './browser';

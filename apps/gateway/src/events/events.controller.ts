@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags 
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION } from '@novelrag/bus';
-import { FINAL_TRACE_KINDS, Streams, Subjects } from '@novelrag/contracts';
+import { FINAL_TRACE_KINDS, Streams, Subjects, TRACE_KINDS, type TraceEvent } from '@novelrag/contracts';
 import { GoalsService } from '../goals/goals.service';
 import { ApiError } from '../http/api-error';
 import { readTrace } from './trace-stream';
@@ -50,6 +50,29 @@ function lastEventId(header: string | undefined, query: string | undefined): num
   return Number(raw);
 }
 
+const THREAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The ops feed's filter (the stream is read whole: NATS 2.9 consumers take one subject filter, so kinds are matched
+ * here). Unknown kinds and malformed thread ids are VALIDATION_FAILED before the stream starts.
+ */
+function feedFilter(
+  kinds: string | undefined,
+  threadId: string | undefined,
+): ((event: TraceEvent) => boolean) | undefined {
+  const wanted = kinds !== undefined ? new Set(kinds.split(',').map((k) => k.trim())) : undefined;
+  const unknown = [...(wanted ?? [])].filter((k) => !(TRACE_KINDS as readonly string[]).includes(k));
+  if (unknown.length > 0 || wanted?.size === 0)
+    throw new ApiError('VALIDATION_FAILED', `unknown trace kinds: ${unknown.join(', ').slice(0, 200)}`, {
+      known: TRACE_KINDS,
+    });
+  if (threadId !== undefined && !THREAD_ID.test(threadId))
+    throw new ApiError('VALIDATION_FAILED', 'threadId must be 1-128 characters of A-Z a-z 0-9 _ -');
+  if (!wanted && threadId === undefined) return undefined;
+  return (event) =>
+    (!wanted || wanted.has(event.kind)) && (threadId === undefined || event.threadId === threadId);
+}
+
 /** Server-Sent Events of the trace: replayed from the TRACE stream, then live; resumable; with heartbeats. */
 @ApiTags('events')
 @ApiBearerAuth()
@@ -81,7 +104,7 @@ export class EventsController {
     // A client resuming after the final event of its goal (e.g. EventSource reconnecting) gets the end at once:
     // the final event it would wait for is behind it.
     const ended = untilFinal && after !== undefined && (await this.finalAtOrBefore(id, after));
-    await this.stream(req, res, Subjects.traceOfGoal(id), after, untilFinal, ended);
+    await this.stream(req, res, Subjects.traceOfGoal(id), after, untilFinal, { ended });
   }
 
   /** Whether the goal's final trace event is stored at or before stream sequence `seq`. */
@@ -96,18 +119,50 @@ export class EventsController {
     return false;
   }
 
+  /** The TRACE stream's last sequence (0 when empty). */
+  private async lastStored(): Promise<number> {
+    const jsm = await jetstreamManager(this.nc);
+    return (await jsm.streams.info(Streams.trace.name)).state.last_seq;
+  }
+
   @Get('events')
-  @ApiOperation({ summary: "Every goal's trace (the ops feed) as Server-Sent Events; follows until closed" })
+  @ApiOperation({
+    summary:
+      "Every goal's trace (the ops feed) as Server-Sent Events; follows until closed; filter by kinds and thread",
+  })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false })
+  @ApiQuery({
+    name: 'kinds',
+    required: false,
+    description:
+      'Comma-separated trace kinds to send (e.g. goal.accepted,goal.status_changed); all when absent',
+  })
+  @ApiQuery({ name: 'threadId', required: false, description: 'Only the goals of this thread' })
+  @ApiQuery({
+    name: 'from',
+    required: false,
+    enum: ['start', 'now'],
+    description:
+      'Without Last-Event-ID: replay the stored trace (start, the default) or only new events (now)',
+  })
   async allEvents(
     @Query('lastEventId') lastEventIdQuery: string | undefined,
+    @Query('from') from: string | undefined,
+    @Query('kinds') kinds: string | undefined,
+    @Query('threadId') threadId: string | undefined,
     @Headers('last-event-id') lastEventIdHeader: string | undefined,
     @Req() req: SseRequest,
     @Res() res: SseResponse,
   ): Promise<void> {
     const after = lastEventId(lastEventIdHeader, lastEventIdQuery);
-    await this.stream(req, res, Subjects.traceAll, after, false);
+    const filter = feedFilter(kinds, threadId);
+    if (from !== undefined && from !== 'start' && from !== 'now')
+      throw new ApiError('VALIDATION_FAILED', 'from must be "start" or "now"');
+    // `now`: after the last stored event, read before the response starts, so a client that has the response head
+    // gets every event stored from then on.
+    const start = after ?? (from === 'now' ? await this.lastStored() : undefined);
+    await this.stream(req, res, Subjects.traceAll, start, false, { filter });
   }
 
   private async stream(
@@ -116,8 +171,13 @@ export class EventsController {
     subject: string,
     after: number | undefined,
     untilFinal: boolean,
-    ended = false,
+    options: {
+      ended?: boolean;
+      fromNow?: boolean;
+      filter?: ((event: TraceEvent) => boolean) | undefined;
+    } = {},
   ) {
+    const { ended = false, filter } = options;
     const abort = new AbortController();
     req.on('close', () => abort.abort());
     const limit = setTimeout(() => abort.abort(), MAX_CONNECTION_MS);
@@ -142,6 +202,7 @@ export class EventsController {
         untilFinal,
         ...(after !== undefined ? { after } : {}),
       })) {
+        if (filter && !filter(event)) continue;
         // Backpressure: a client that reads slowly (or not at all) holds the replay instead of the gateway's memory.
         if (!res.write(`id: ${id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`))
           await drained(res, abort.signal);

@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startService, type RunningService } from '@novelrag/bus';
 import { Streams, Subjects } from '@novelrag/contracts';
-import { startNats, type NatsServerHandle } from '@novelrag/testkit';
+import { readSse, startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { gatewayDefinition } from '../service.definition';
 
 const fixture = (name: string): Record<string, unknown> =>
@@ -16,42 +16,6 @@ const fixture = (name: string): Record<string, unknown> =>
       'utf8',
     ),
   ) as Record<string, unknown>;
-
-interface SseEvent {
-  id?: string;
-  event?: string;
-  data?: string;
-}
-
-/** Reads an SSE response until `stopAfter` events (or the `end` event / end of stream). */
-async function readSse(res: Response, stopAfter = Infinity): Promise<SseEvent[]> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: SseEvent[] = [];
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const event: SseEvent = {};
-      for (const line of block.split('\n')) {
-        const m = /^(id|event|data): (.*)$/.exec(line);
-        if (m) event[m[1] as keyof SseEvent] = m[2];
-      }
-      if (!event.event) continue; // comments, retry
-      events.push(event);
-      if (event.event === 'end' || events.length >= stopAfter) {
-        await reader.cancel();
-        return events;
-      }
-    }
-  }
-  return events;
-}
 
 describe('gateway SSE trace (real NATS JetStream)', () => {
   let nats: NatsServerHandle;

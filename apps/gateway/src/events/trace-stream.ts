@@ -12,6 +12,8 @@ export interface TraceReadOptions {
   readonly subject: string;
   /** Resume after this stream sequence (Last-Event-ID); from the beginning when absent. */
   readonly after?: number;
+  /** Only events stored from now on (ignored when `after` is set). */
+  readonly fromNow?: boolean;
   readonly signal: AbortSignal;
   /** Stop after a final event (goal.completed/failed/cancelled) when set. */
   readonly untilFinal: boolean;
@@ -27,7 +29,7 @@ export async function* readTrace(nc: NatsConnection, options: TraceReadOptions):
     filter_subjects: options.subject,
     ...(options.after !== undefined
       ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: options.after + 1 }
-      : { deliver_policy: DeliverPolicy.All }),
+      : { deliver_policy: options.fromNow ? DeliverPolicy.New : DeliverPolicy.All }),
   });
   const messages = await consumer.consume({ max_messages: 256 });
   const stop = () => messages.stop();

@@ -1,17 +1,24 @@
 import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { ServiceContext } from '@novelrag/bus';
 import type { GatewayEnv } from '../config';
 import { AuthGuard } from './auth.guard';
+import { corsOptions, dashboardDir, serveDashboard } from './dashboard-static';
 import { HttpErrorFilter } from './http-error.filter';
+import { buildOpenApiDocument } from './openapi';
 
-/** HTTP concerns of the gateway, applied once at boot: body limits, validation, auth, errors, OpenAPI at /docs. */
+/**
+ * HTTP concerns of the gateway, applied once at boot: body limits, CORS, validation, auth, errors, OpenAPI at /docs,
+ * the dashboard at /ui.
+ */
 export function configureHttp(app: INestApplication, ctx: ServiceContext<GatewayEnv>): void {
   const express = app as NestExpressApplication;
   express.useBodyParser('json', { limit: ctx.env.NOVELRAG_BODY_LIMIT_BYTES, strict: true });
   express.disable('x-powered-by');
+  if (ctx.env.NOVELRAG_CORS_ORIGINS.length > 0) app.enableCors(corsOptions(ctx.env.NOVELRAG_CORS_ORIGINS));
+  serveDashboard(express, dashboardDir(ctx.env.NOVELRAG_DASHBOARD_DIR), ctx.logger.child('Dashboard'));
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
@@ -28,14 +35,6 @@ export function configureHttp(app: INestApplication, ctx: ServiceContext<Gateway
       perMinute: ctx.env.NOVELRAG_RATE_LIMIT_PER_MIN,
     }),
   );
-  const config = new DocumentBuilder()
-    .setTitle('NovelRAG API')
-    .setDescription(
-      'Goals pursued by the NovelRAG agent over a knowledge repository. Errors are `{code, message, details?}`.',
-    )
-    .setVersion('0.1.0')
-    .addBearerAuth()
-    .build();
-  const document = SwaggerModule.createDocument(app, config);
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
 }

@@ -1,0 +1,103 @@
+// The infrastructure of the whole-system benchmarks: a private nats-server -js and services from their dist/, as OS
+// processes that the caller kills at the end (`children`), with their data in a temporary folder (`tmp`).
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { connect } from '@nats-io/transport-node';
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function createInfra(root) {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'novelrag-bench-'));
+  const children = [];
+  const log = (m) => process.stderr.write(`  ${m}\n`);
+
+  /** Spawns a process and resolves once its output contains `readyText` (bounded). */
+  function startProcess(args, env, readyText, timeoutMs = 30_000) {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, LANCEDB_LOG: 'error', NOVELRAG_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let out = '';
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`${args.join(' ')} not ready in ${timeoutMs} ms:\n${out}`)),
+        timeoutMs,
+      );
+      const onData = (d) => {
+        out += d.toString();
+        if (out.includes(readyText)) {
+          clearTimeout(timer);
+          resolve(child);
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}:\n${out}`)));
+    });
+  }
+
+  async function startNatsServer() {
+    const port = await freePort();
+    const child = spawn(
+      'nats-server',
+      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', path.join(tmp, 'nats')],
+      {
+        stdio: 'ignore',
+      },
+    );
+    children.push(child);
+    const url = `nats://127.0.0.1:${port}`;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        return { url, nc: await connect({ servers: url, timeout: 500 }) };
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  /** A service from its dist, ready when its instance answers the NATS health probe. */
+  async function startService(nc, app, instance, env) {
+    const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], {
+      cwd: root,
+      env: {
+        ...process.env,
+        LANCEDB_LOG: 'error',
+        NOVELRAG_LOG_LEVEL: 'warn',
+        NOVELRAG_INSTANCE_ID: instance,
+        ...env,
+      },
+      stdio: 'ignore',
+    });
+    children.push(child);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        const reply = await nc.request(`novelrag.health.${app}.${instance}`, '{}', { timeout: 500 });
+        if (reply.json().ok) return child;
+      } catch {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${app} did not start`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+
+  return { tmp, children, log, freePort, startProcess, startNatsServer, startService };
+}

@@ -1,0 +1,145 @@
+import type { Page } from 'playwright-core';
+import {
+  type BrowserSession,
+  DEMO_REQUEST,
+  type System,
+  buildDashboard,
+  chromiumAvailable,
+  demoScenario,
+  installRules,
+  openBrowser,
+  startSystem,
+} from '@novelrag/testkit';
+
+const API_KEY = 'dashboard-e2e-key-0123456789';
+const THREAD = 'novel-1';
+/** Kinds the demo goal's first step shows before it waits for the confirmation (so they arrive live). */
+const FIRST_PHASES = [
+  'goal.accepted',
+  'goal.started',
+  'assessment',
+  'discovery.plan',
+  'decision',
+  'operation.dispatched',
+];
+const run = chromiumAvailable() ? describe : describe.skip;
+
+/** The goal id of the detail page the browser shows. */
+const shownGoalId = (page: Page) => decodeURIComponent(new URL(page.url()).hash.replace(/^#\/goals\//, ''));
+
+/** Enters the API key the way a user does (the page asks after a 401). */
+async function enterKey(page: Page, origin: string): Promise<void> {
+  await page.goto(`${origin}/ui/`);
+  await page.getByRole('alert').filter({ hasText: 'UNAUTHORIZED' }).waitFor();
+  await page.getByRole('button', { name: 'API key' }).click();
+  await page.getByLabel('API key').fill(API_KEY);
+  await page.getByRole('button', { name: 'Use key' }).click();
+  await page.getByText('No goals yet').waitFor();
+}
+
+/** Submits the demo request from the Submit view; returns the goal id of the page it lands on. */
+async function submitDemo(page: Page): Promise<string> {
+  await page.getByRole('link', { name: 'Submit' }).click();
+  await page.getByLabel('goal text').fill(DEMO_REQUEST);
+  await page.getByLabel('thread').fill(THREAD);
+  await page.getByRole('button', { name: 'Submit goal' }).click();
+  await page.waitForURL(/#\/goals\/g-/);
+  return shownGoalId(page);
+}
+
+/** Approves confirmations from the page until the goal completes (bounded: the demo asks once). */
+async function approveUntilCompleted(page: Page): Promise<void> {
+  const approve = page.getByTestId('pending').getByRole('button', { name: 'Approve' });
+  const completed = page.getByTestId('goal-status').getByText('completed');
+  for (let i = 0; i < 5; i++) {
+    const next = await Promise.race([
+      approve.waitFor({ timeout: 120_000 }).then(() => 'approve' as const),
+      completed.waitFor({ timeout: 120_000 }).then(() => 'done' as const),
+    ]);
+    if (next === 'done') return;
+    await approve.click();
+    await approve.waitFor({ state: 'detached' });
+  }
+  await completed.waitFor();
+}
+
+// The dashboard in a real browser against the whole system (scripted model at the HTTP boundary, API keys on): submit
+// the demo goal from the page, watch its phases arrive live, see a second goal of the thread appear in the table
+// without a reload and cancel it from the page, approve the confirmation, see the goal complete, open what it wrote.
+run('dashboard in Chromium', () => {
+  let system: System;
+  let browser: BrowserSession;
+
+  beforeAll(async () => {
+    buildDashboard();
+    system = await startSystem('dash', {
+      env: { NOVELRAG_AUTH_DISABLED: 'false', NOVELRAG_API_KEYS: API_KEY },
+    });
+    installRules(system.fake, demoScenario().rules);
+    browser = await openBrowser(system.url);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  const api = (route: string, init: RequestInit = {}) =>
+    system.http(route, { ...init, headers: { authorization: `Bearer ${API_KEY}` } });
+
+  it('pursues the demo goal from the page to the created resource', async () => {
+    const { page } = browser;
+    await enterKey(page, system.url);
+    const goalId = await submitDemo(page);
+
+    // The phases arrive live (the goal is still running: it waits for the confirmation below).
+    const timeline = page.getByTestId('timeline');
+    for (const kind of FIRST_PHASES) await timeline.locator(`[data-kind="${kind}"]`).first().waitFor();
+    await page.getByTestId('pending').getByText('ResourceWriteTool asks for confirmation').waitFor();
+    await browser.screenshot('goal-timeline-confirmation');
+
+    // A second goal of the same thread queues behind the first: it appears in the table without a reload.
+    await page.getByRole('link', { name: 'Goals' }).click();
+    await page.locator(`tr[data-goal-id="${goalId}"]`).getByText('confirm pending').waitFor();
+    const second = await api('/v1/goals', {
+      method: 'POST',
+      body: JSON.stringify({ request: 'Give 余归 a rival in the Azure Sect', threadId: THREAD }),
+    });
+    expect(second.status).toBe(202);
+    const secondRow = page.locator(`tr[data-goal-id="${String(second.body['goalId'])}"]`);
+    await secondRow.waitFor();
+    await browser.screenshot('goals-table');
+
+    // Cancel it from its page.
+    await secondRow.getByRole('link').first().click();
+    await page.getByRole('button', { name: 'Cancel goal' }).click();
+    await page.getByTestId('goal-status').getByText('cancelled').waitFor();
+
+    // Back to the first goal: approve, then it completes; its timeline has the whole pursuit.
+    await page.goto(`${system.url}/ui/#/goals/${goalId}`);
+    await approveUntilCompleted(page);
+    await timeline.locator('[data-kind="goal.completed"]').waitFor();
+    await page.getByTestId('trace-state').getByText('ended').waitFor();
+    expect(await timeline.locator('[data-kind="operation.outcome"]').count()).toBeGreaterThanOrEqual(4);
+    expect(await timeline.locator('[data-kind="interaction.answered"]').count()).toBeGreaterThanOrEqual(1);
+    expect(await timeline.locator('[data-kind="analysis.verdict"]').count()).toBeGreaterThanOrEqual(1);
+    expect((await api(`/v1/goals/${goalId}`)).body['status']).toBe('completed');
+
+    // Open the resource it created.
+    const resource = page.getByTestId('resource');
+    await page.getByRole('link', { name: 'Repository' }).click();
+    await resource.getByRole('link', { name: 'character' }).click();
+    await resource.getByRole('link', { name: 'yugui' }).click();
+    await resource.getByText('余归').first().waitFor();
+    await resource.getByText('/faction/azure_sect').first().waitFor();
+
+    // The tool catalogue and the services.
+    await page.getByRole('link', { name: 'Tools & services' }).click();
+    await page.locator('[data-tool="ResourceWriteTool"]').waitFor();
+    await page.getByTestId('services').getByText('novelrag-gateway').first().waitFor();
+    await browser.screenshot('tools');
+
+    expect(browser.foreignRequests).toEqual([]);
+    expect(browser.pageErrors.filter((e) => !/401|Unauthorized/i.test(e))).toEqual([]);
+  }, 400_000);
+});
