@@ -72,6 +72,26 @@ export const TestEnv = z.object({
     .describe(
       'A Docker engine for testcontainers: the NATS harness falls back to a container when no `nats-server` is on PATH (also found through `/var/run/docker.sock`).',
     ),
+  CI: z
+    .string()
+    .optional()
+    .describe('`true` in CI: the browser suite then fails, instead of skipping, when Chromium is missing.'),
+  NOVELRAG_CHROMIUM: z
+    .string()
+    .optional()
+    .describe("The browser suite's Chromium executable (default: Debian's `/usr/bin/chromium`)."),
+  NOVELRAG_SCREENSHOTS: z
+    .string()
+    .optional()
+    .describe(
+      'Folder the browser suite saves its screenshots to (default `tmp/screenshots`; `docs/screenshots` refreshes the committed ones).',
+    ),
+  GOCACHE: z
+    .string()
+    .optional()
+    .describe(
+      "Go's build cache for the reference Go tool's build in the e2e suite (default `tmp/go-cache`).",
+    ),
 });
 
 /** `npm run bench` (tools/scripts/bench.mjs and bench/*.bench.mjs); command-line options take precedence. */
