@@ -75,6 +75,9 @@ export type { ToolExecutor } from './tool/tool-executor';
 export { InProcessToolExecutor } from './tool/in-process-tool-executor';
 export type { InProcessToolExecutorOptions } from './tool/in-process-tool-executor';
 
+// memory (thread-scoped: session summary, episodic and semantic memories)
+export type { MemoryItem, MemoryKind, MemoryPort, RetrieveOptions, StoredInteraction } from './memory/memory';
+
 // execution
 export { systemClock } from './execution/clock';
 export type { Clock } from './execution/clock';

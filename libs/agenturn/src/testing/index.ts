@@ -23,3 +23,4 @@ export type {
   ToolExecutorContractFactory,
   ToolExecutorHarness,
 } from './tool-executor-contract';
+export { InMemoryMemory } from './in-memory-memory';

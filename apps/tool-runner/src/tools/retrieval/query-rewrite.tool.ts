@@ -5,7 +5,10 @@ import { json } from '../../prompts/views';
 import type { ToolDeps } from '../tool-deps';
 import { questionParameter } from './documents';
 
-export const QueryRewrite = z.strictObject({ query: z.string().trim().min(1).max(2_000), reason: z.string().max(2_000) });
+export const QueryRewrite = z.strictObject({
+  query: z.string().trim().min(1).max(2_000),
+  reason: z.string().max(2_000),
+});
 
 /** LLM rewrite of a search query that found too little. */
 export function queryRewriteTool(deps: ToolDeps): HostedTool {
