@@ -19,10 +19,16 @@ export const PHASE_OF_KIND: Partial<Record<TraceKind, string>> = {
   resolution: 'resolution',
   'goal.completed': 'ended',
   'goal.failed': 'ended',
+  'goal.abandoned': 'ended',
   'goal.cancelled': 'ended',
 };
 
-export const FINAL_KINDS: readonly TraceKind[] = ['goal.completed', 'goal.failed', 'goal.cancelled'];
+export const FINAL_KINDS: readonly TraceKind[] = [
+  'goal.completed',
+  'goal.failed',
+  'goal.abandoned',
+  'goal.cancelled',
+];
 
 export interface TraceItem {
   readonly id: string | undefined;

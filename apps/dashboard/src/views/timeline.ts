@@ -8,7 +8,7 @@ const div = (...children: (HTMLElement | string | null)[]) => h('div', {}, child
 const errorLine = (e: { code: string; message: string } | undefined) =>
   e ? h('div', { class: 'error' }, `${e.code}: ${e.message}`) : null;
 
-const outcome = (e: TraceEventOf<'goal.completed' | 'goal.failed' | 'goal.cancelled'>) =>
+const outcome = (e: TraceEventOf<'goal.completed' | 'goal.failed' | 'goal.abandoned' | 'goal.cancelled'>) =>
   div(
     badge(e.outcome.status),
     field('Response', e.outcome.response),
@@ -32,6 +32,7 @@ const LIFECYCLE: Pick<Renderers, `goal.${string}` & TraceKind> = {
     div(badge(e.from), ' → ', badge(e.to), e.reason ? h('span', { class: 'muted' }, ` ${e.reason}`) : null),
   'goal.completed': outcome,
   'goal.failed': (e) => div(outcome(e), errorLine(e.error)),
+  'goal.abandoned': outcome,
   'goal.cancelled': outcome,
 };
 
