@@ -100,4 +100,4 @@ export type {
   RepositoryOptions,
   Idempotency,
   OnceResult,
-} from './repository';
+} from './repository-types';

@@ -6,7 +6,8 @@ import { InMemoryResourceStore } from './in-memory-store';
 import type { AspectRecord } from './model';
 import { LocalEmbedder } from './local-embedder';
 import type { ReversibleAction } from './operations';
-import { type ExecuteOutcome, type RepositoryOptions, ResourceRepository } from './repository';
+import { ResourceRepository } from './repository';
+import type { ExecuteOutcome, RepositoryOptions } from './repository-types';
 import type { Embedder, UpsertItem } from './store.port';
 
 const root = (aspect: string) => ({ resource_uri: `/${aspect}`, children_key: null });

@@ -1,7 +1,8 @@
 import { isResourceError, type ResourceError } from './errors';
 import { InMemoryResourceStore } from './in-memory-store';
 import { LocalEmbedder } from './local-embedder';
-import { type ChangeEvent, ResourceRepository } from './repository';
+import { ResourceRepository } from './repository';
+import type { ChangeEvent } from './repository-types';
 import type { Embedder } from './store.port';
 import {
   CountingEmbedder,

@@ -1,97 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { AppliedKeys, AppliedKeysOptions } from './applied-keys';
+import type { AppliedKeys } from './applied-keys';
 import { Backlog, type BacklogEntry } from './backlog';
 import { ResourceError } from './errors';
 import { guard, unavailable, withOperationIndex } from './failures';
 import { historyJson, parseHistory, withJournal, type WriteJournal } from './history';
-import type { JsonObject, JsonValue } from './json';
 import { type Aspect, contextView } from './model';
 import {
   type AspectConfig,
   aspectFromConfig,
-  type Operation,
   parseAction,
   parseAspectConfig,
   parseOperation,
   type ReversibleAction,
 } from './operations';
 import { AsyncMutex } from './mutex';
+import { PendingRepair } from './pending-repair';
 import type { Embedder, ResourceStore, SegmentsRequest, SegmentsResult } from './store.port';
+import type {
+  ApplyOutcome,
+  ChangeCause,
+  ChangeEvent,
+  ExecuteOutcome,
+  Idempotency,
+  OnceResult,
+  RepositoryOptions,
+  SearchResult,
+  UndoRedoOutcome,
+  WriteOptions,
+} from './repository-types';
 import { type PreparedWrite, StoreWriter } from './store-writer';
 import { TreeTransaction } from './transaction';
 import { type FindResult, ResourceTree, type TreeSnapshot } from './tree';
 import { type UndoEntry, UndoLog, type UndoLogJson } from './undo';
-
-export type ChangeCause = 'apply' | 'relationships' | 'aspect_added' | 'aspect_removed' | 'undo' | 'redo';
-
-/** Emitted after each committed write. */
-export interface ChangeEvent {
-  readonly uris: string[];
-  readonly cause: ChangeCause;
-}
-
-export interface WriteOptions {
-  /** Undo group: writes sharing a group are undone together. Multi-op applies get a fresh group when absent. */
-  readonly group?: string;
-}
-
-export interface ApplyOutcome {
-  /** The inverse of each applied operation, in application order (apply them reversed to undo by hand). */
-  readonly inverses: Operation[];
-  readonly group: string | null;
-  readonly uris: string[];
-}
-
-export interface ExecuteOutcome {
-  /** The inverse of each action, in application order. */
-  readonly inverses: ReversibleAction[];
-  readonly group: string | null;
-  readonly uris: string[];
-}
-
-/** Makes `executeOnce` idempotent. */
-export interface Idempotency<R> {
-  /** The caller's key (tool-runners use the invocation id): a second write with it is answered, not applied. */
-  readonly key: string;
-  /**
-   * Builds the reply to remember for the key, from the outcome; it runs inside the write (the tree is in its new
-   * state) and must return JSON-serialisable data. It is persisted with the write.
-   */
-  readonly reply: (outcome: ExecuteOutcome) => R;
-}
-
-/** What `executeOnce` did: applied now (with the reply it built), or answered with the reply remembered for the key. */
-export type OnceResult<R> =
-  | { readonly replayed: false; readonly reply: R; readonly outcome: ExecuteOutcome }
-  /** The remembered reply as stored (JSON): callers parse it like any persisted data. */
-  | { readonly replayed: true; readonly reply: JsonValue };
-
-export interface UndoRedoOutcome {
-  readonly action: 'undo' | 'redo';
-  /** False when the stack was empty. */
-  readonly performed: boolean;
-  readonly count: number;
-  readonly descriptions: string[];
-  readonly message: string;
-  /** Every URI the replayed actions touched. */
-  readonly uris: string[];
-}
-
-export interface SearchResult {
-  readonly uri: string;
-  readonly score: number;
-  /** The element's contextView. */
-  readonly element: JsonObject;
-}
-
-export interface RepositoryOptions {
-  readonly undoCap?: number;
-  /** Bounds of the applied idempotency keys (see `AppliedKeys`; defaults: 1000 keys, 24 h, 2 MiB of replies). */
-  readonly appliedKeys?: Omit<AppliedKeysOptions, 'clock'>;
-  readonly clock?: () => Date;
-  readonly newId?: () => string;
-}
 
 /**
  * The knowledge repository: a ResourceTree (in-memory truth), an UndoLog, the applied idempotency keys and a
@@ -111,8 +52,7 @@ export class ResourceRepository {
    * done before any later write saves a history document (which would replace the journal that describes it), and
    * retried in the background meanwhile.
    */
-  private repair: { run: () => Promise<void>; timer?: NodeJS.Timeout; delayMs: number } | undefined;
-  private closed = false;
+  private readonly repair = new PendingRepair((run) => this.mutex.run(run));
   /** Set while a write has changed the in-memory state but not committed it yet (it may still be rolled back). */
   private uncommitted: Promise<void> | undefined;
 
@@ -388,15 +328,14 @@ export class ResourceRepository {
 
   /** Waits for pending writes, then closes the store (unfinished store work stays journaled for the next open). */
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.repair?.timer);
+    this.repair.close();
     await this.mutex.idle();
     await this.store.close();
   }
 
   /** True while store work of a committed write is still to be done (reads from the store may lag behind). */
   get repairPending(): boolean {
-    return this.repair !== undefined;
+    return this.repair.isPending;
   }
 
   // ---- internals --------------------------------------------------------------------------------------------------
@@ -466,7 +405,7 @@ export class ResourceRepository {
     cause: ChangeCause,
     body: (tx: TreeTransaction) => T | Promise<T>,
   ): Promise<T> {
-    await this.finishRepair();
+    await this.repair.finish();
     const undoBefore = this.undoLog.toJSON();
     const keysBefore = this.appliedKeys;
     const tx = new TreeTransaction(this.tree);
@@ -495,13 +434,13 @@ export class ResourceRepository {
       restore();
       const touched = [...tx.touched];
       const compensate = () => this.compensate(touched, tx.aspectsChanged);
-      await compensate().catch(() => this.needsRepair(compensate));
+      await compensate().catch(() => this.repair.set(compensate));
       throw unavailable('persist the write', err);
     }
     try {
       await this.writer.carryOut(prepared);
     } catch {
-      this.needsRepair(() => this.writer.carryOut(prepared));
+      this.repair.set(() => this.writer.carryOut(prepared));
     }
     this.emit({ uris: [...tx.subjects], cause });
     return result;
@@ -515,41 +454,6 @@ export class ResourceRepository {
   private async compensate(touched: readonly string[], aspectsChanged: boolean): Promise<void> {
     const prepared = await this.writer.prepare(touched, aspectsChanged, true);
     await this.writer.commit((journal) => this.historyJson(journal), prepared);
-  }
-
-  /** Remembers store work to finish (see `repair`) and schedules its background retry. */
-  private needsRepair(run: () => Promise<void>): void {
-    clearTimeout(this.repair?.timer);
-    this.repair = { run, delayMs: 1_000 };
-    this.scheduleRepair();
-  }
-
-  private scheduleRepair(): void {
-    const repair = this.repair;
-    if (!repair || this.closed) return;
-    repair.timer = setTimeout(() => {
-      void this.mutex
-        .run(() => this.finishRepair())
-        .catch(() => {
-          if (this.repair !== repair) return;
-          repair.delayMs = Math.min(repair.delayMs * 2, 30_000);
-          this.scheduleRepair();
-        });
-    }, repair.delayMs);
-    repair.timer.unref();
-  }
-
-  /** Runs the pending store work, if any (inside the mutex); throws UNAVAILABLE while it still fails. */
-  private async finishRepair(): Promise<void> {
-    const repair = this.repair;
-    if (!repair) return;
-    try {
-      await repair.run();
-    } catch (err) {
-      throw unavailable('finish an earlier write in the store', err);
-    }
-    clearTimeout(repair.timer);
-    if (this.repair === repair) this.repair = undefined;
   }
 
   private historyJson(journal: WriteJournal): unknown {

@@ -135,36 +135,7 @@ export class ExplorationGoalDecider implements GoalDecider {
       'ExplorationContext',
       signal,
     );
-    // The model's suggestions, the element's relationship targets, its ancestors and its aspect.
-    const ancestors = chosen.uri
-      .split('/')
-      .slice(1, -1)
-      .map((_, i, parts) => `/${parts.slice(0, i + 1).join('/')}`);
-    const wanted = [
-      ...plan.query_resources.slice(0, MAX_SUGGESTED_URIS),
-      ...Object.keys(element.relationships),
-      ...ancestors,
-    ]
-      .map((u) => u.trim())
-      .filter((u, i, all) => u !== chosen.uri && all.indexOf(u) === i && ResourceUri.safeParse(u).success);
-    const resolved =
-      wanted.length === 0
-        ? { segments: [], missing: [] }
-        : await resources.segments(
-            { segments: wanted.map((uri) => ({ uri, excludedProperties: [] })), excludedUris: [] },
-            signal,
-          );
-    const related: { uri: string; id: string; score: number }[] = [];
-    for (const query of plan.search_queries.slice(0, MAX_SEARCHES)) {
-      if (query.trim() === '') continue;
-      const { hits } = await resources.search(
-        { query: query.trim().slice(0, 2_000), limit: DEFAULT_SEARCH_LIMIT },
-        signal,
-      );
-      for (const hit of hits)
-        if (hit.uri !== chosen.uri && !related.some((r) => r.uri === hit.uri))
-          related.push({ uri: hit.uri, id: hit.element.id, score: hit.score });
-    }
+    const { resolved, related } = await this.surroundings(chosen.uri, element, plan, signal);
     const gap = await this.calls.structured(
       'goal_decider',
       {
@@ -206,6 +177,46 @@ export class ExplorationGoalDecider implements GoalDecider {
       this.name,
       `phase=explore, element=${chosen.uri}, aspect=${chosen.aspect}, focus=${gap.priority_concern}`,
     );
+  }
+
+  /** The model's suggestions, the element's relationship targets and ancestors (loaded), and what searches find. */
+  private async surroundings(
+    uri: string,
+    element: ElementSegment,
+    plan: { query_resources: readonly string[]; search_queries: readonly string[] },
+    signal: AbortSignal | undefined,
+  ) {
+    const resources = this.options.resources;
+    const ancestors = uri
+      .split('/')
+      .slice(1, -1)
+      .map((_, i, parts) => `/${parts.slice(0, i + 1).join('/')}`);
+    const wanted = [
+      ...plan.query_resources.slice(0, MAX_SUGGESTED_URIS),
+      ...Object.keys(element.relationships),
+      ...ancestors,
+    ]
+      .map((u) => u.trim())
+      .filter((u, i, all) => u !== uri && all.indexOf(u) === i && ResourceUri.safeParse(u).success);
+    const resolved =
+      wanted.length === 0
+        ? { segments: [], missing: [] }
+        : await resources.segments(
+            { segments: wanted.map((u) => ({ uri: u, excludedProperties: [] })), excludedUris: [] },
+            signal,
+          );
+    const related: { uri: string; id: string; score: number }[] = [];
+    for (const query of plan.search_queries.slice(0, MAX_SEARCHES)) {
+      if (query.trim() === '') continue;
+      const { hits } = await resources.search(
+        { query: query.trim().slice(0, 2_000), limit: DEFAULT_SEARCH_LIMIT },
+        signal,
+      );
+      for (const hit of hits)
+        if (hit.uri !== uri && !related.some((r) => r.uri === hit.uri))
+          related.push({ uri: hit.uri, id: hit.element.id, score: hit.score });
+    }
+    return { resolved, related };
   }
 
   private async writeGoal(
