@@ -65,10 +65,15 @@ describe('ActionDetermineLoop: phases', () => {
       'verdict',
     ]);
     expect(t.observer.of('decision')[0]?.iteration).toBe(2);
+    // Search indexes relationships from both ends, so the sect she is a disciple of is found by her name too.
     expect(t.loop.workspace().searchHistory).toEqual([
-      { query: '余归', aspect: null, uris: ['/character/yu_gui'] },
+      { query: '余归', aspect: null, uris: ['/character/yu_gui', '/faction/azure_sect'] },
     ]);
-    expect(t.loop.toolWorkspace().segments.map((s) => s.uri)).toEqual(['/character/yu_gui', '/']);
+    expect(t.loop.toolWorkspace().segments.map((s) => s.uri)).toEqual([
+      '/character/yu_gui',
+      '/',
+      '/faction/azure_sect',
+    ]);
   });
 
   it('executes a ready tool once expanded; only expanded tools (plus Finalize) are offered', async () => {

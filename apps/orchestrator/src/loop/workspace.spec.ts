@@ -23,10 +23,15 @@ describe('ResourceContext (thread workspace)', () => {
     context.excludeResource('/');
     expect(context.toState().excludedUris).toEqual(['/character/yu_gui']);
     await context.search('余归');
-    expect(context.toolWorkspace().segments.map((s) => s.uri)).toEqual(['/']);
+    // The hidden element stays hidden; the sect (found through her relationship to it) is shown.
+    expect(context.toolWorkspace().segments.map((s) => s.uri)).toEqual(['/', '/faction/azure_sect']);
     context.queryResource('/character/yu_gui');
     expect(context.toState().excludedUris).toEqual([]);
-    expect(context.toolWorkspace().segments.map((s) => s.uri)).toEqual(['/', '/character/yu_gui']);
+    expect(context.toolWorkspace().segments.map((s) => s.uri)).toEqual([
+      '/',
+      '/character/yu_gui',
+      '/faction/azure_sect',
+    ]);
   });
 
   it('excluding a property loads the segment; the snapshot moves missing URIs to nonexistentUris', async () => {
