@@ -30,6 +30,7 @@ export {
   GoalStore,
   encodeCursor,
   decodeCursor,
+  isWrongSequence,
   type GoalListQuery,
   type GoalPage,
 } from './jetstream/goal-store';

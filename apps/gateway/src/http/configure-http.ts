@@ -6,6 +6,7 @@ import type { ServiceContext } from '@novelrag/bus';
 import type { GatewayEnv } from '../config';
 import { AuthGuard } from './auth.guard';
 import { HttpErrorFilter } from './http-error.filter';
+import { KvRateLimiter } from './rate-limiter';
 
 /** HTTP concerns of the gateway, applied once at boot: body limits, validation, auth, errors, OpenAPI at /docs. */
 export function configureHttp(app: INestApplication, ctx: ServiceContext<GatewayEnv>): void {
@@ -21,11 +22,13 @@ export function configureHttp(app: INestApplication, ctx: ServiceContext<Gateway
     }),
   );
   app.useGlobalFilters(new HttpErrorFilter(ctx.logger.child('Http')));
+  const rate = { limit: ctx.env.NOVELRAG_RATE_LIMIT_PER_MIN, windowMs: 60_000 };
   app.useGlobalGuards(
     new AuthGuard(app.get(Reflector), {
       keys: ctx.env.NOVELRAG_API_KEYS,
       disabled: ctx.env.NOVELRAG_AUTH_DISABLED,
-      perMinute: ctx.env.NOVELRAG_RATE_LIMIT_PER_MIN,
+      limiter: new KvRateLimiter(ctx.connection, rate, ctx.logger.child('RateLimit')),
+      windowMs: rate.windowMs,
     }),
   );
   const config = new DocumentBuilder()

@@ -160,6 +160,7 @@ export function decodeCursor(text: string): Cursor {
   }
 }
 
-function isWrongSequence(err: unknown): boolean {
+/** Whether a KV write failed its revision check (a `create` of an existing key, an `update` from a stale revision). */
+export function isWrongSequence(err: unknown): boolean {
   return err instanceof Error && /wrong last sequence|key exists/i.test(err.message);
 }
