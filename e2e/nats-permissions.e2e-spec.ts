@@ -73,18 +73,18 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
   });
 
   it('rejects unknown users and wrong passwords', async () => {
-    await expect(nats.connectAs('tool', { pass: 'wrong' })).rejects.toThrow(/Authorization/i);
+    await expect(nats.connectAs('tool-examples', { pass: 'wrong' })).rejects.toThrow(/Authorization/i);
   });
 
   it('a third-party tool serves its endpoint and discovery; services call and discover it', async () => {
-    const tool = await as('tool', { inboxPrefix: '_INBOX_tools' });
+    const tool = await as('tool-examples', { inboxPrefix: '_INBOX_examples' });
     const service = await new Svcm(tool as never).add({
-      name: MicroServiceNames.toolService('perm'),
+      name: MicroServiceNames.toolService('examples'),
       version: '1.0.0',
       queue: TOOL_QUEUE_GROUP,
     });
-    service.addEndpoint('perm_echo', {
-      subject: Subjects.toolInvoke('perm_echo'),
+    service.addEndpoint('DiceRoll', {
+      subject: Subjects.toolInvoke('DiceRoll'),
       metadata: encodeToolMetadata({
         description: 'Echoes',
         inputSchema: { type: 'object', properties: {} },
@@ -96,30 +96,30 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
       handler: (_err, msg) => msg.respond(JSON.stringify({ type: 'result', result: 'echo' })),
     });
     const orchestrator = await as('orchestrator');
-    const reply = await orchestrator.request(Subjects.toolInvoke('perm_echo'), '{}', { timeout: 2_000 });
+    const reply = await orchestrator.request(Subjects.toolInvoke('DiceRoll'), '{}', { timeout: 2_000 });
     expect(reply.json()).toEqual({ type: 'result', result: 'echo' });
     const discovered = await discoverTools(await as('gateway'));
-    expect(discovered.tools.map((t) => t.name)).toContain('perm_echo');
+    expect(discovered.tools.map((t) => t.name)).toContain('DiceRoll');
     // The tool hears cancellations, sends runtime events and keeps at-most-once results in its KV bucket.
     expect(await subscriptionFate(tool.subscribe(Subjects.goalCancel('g-1')))).toBe('open');
     const runtime = orchestrator.subscribe(Subjects.goalRuntime('g-1'), { max: 1 });
     await orchestrator.flush();
     tool.publish(Subjects.goalRuntime('g-1'), '{"kind":"info"}');
     for await (const m of runtime) expect(m.string()).toBe('{"kind":"info"}');
-    const kv = await new Kvm(tool).create(Buckets.toolResults, { history: 1, ttl: 60_000 });
+    const kv = await new Kvm(tool).create(`${Buckets.toolResults}-examples`, { history: 1, ttl: 60_000 });
     await kv.create('inv-1', '{}');
     expect((await kv.get('inv-1'))?.string()).toBe('{}');
   });
 
   it('a third-party tool cannot read goals, the trace, all invocations or others replies, nor use JetStream', async () => {
-    const tool = await as('tool', { inboxPrefix: '_INBOX_tools' });
+    const tool = await as('tool-examples', { inboxPrefix: '_INBOX_examples' });
     for (const subject of ['novelrag.goals.>', 'novelrag.trace.>', '_INBOX.>', 'novelrag.resources.>', '>']) {
       expect(await subscriptionFate(tool.subscribe(subject))).toContain(
         `Permissions Violation for Subscription to "${subject}"`,
       );
     }
     // Tool subjects only inside the queue group: a plain subscription (seeing every call) is refused.
-    expect(await subscriptionFate(tool.subscribe(Subjects.toolInvoke('perm_echo')))).toContain(
+    expect(await subscriptionFate(tool.subscribe(Subjects.toolInvoke('DiceRoll')))).toContain(
       'Permissions Violation for Subscription',
     );
     await expect(tool.request('$JS.API.STREAM.INFO.GOALS', '', { timeout: 2_000 })).rejects.toThrow(
@@ -218,7 +218,7 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
     });
     expect(unhealthy.status).toBe(1);
     // No service ran into its permissions (the server logs every violation with the user's name).
-    const violations = nats.output().match(/Violation - User "(?!tool")[^"]+".*/g);
+    const violations = nats.output().match(/Violation - User "(?!tool-)[^"]+".*/g);
     expect(violations).toBeNull();
   }, 120_000);
 });

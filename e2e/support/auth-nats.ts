@@ -15,7 +15,7 @@ export const NATS_USERS = {
   orchestrator: 'NATS_ORCHESTRATOR_PASSWORD',
   'tool-runner': 'NATS_TOOL_RUNNER_PASSWORD',
   'resource-service': 'NATS_RESOURCES_PASSWORD',
-  tool: 'NATS_TOOL_PASSWORD',
+  'tool-examples': 'NATS_TOOL_EXAMPLES_PASSWORD',
 } as const;
 export type NatsUser = keyof typeof NATS_USERS;
 

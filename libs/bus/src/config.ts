@@ -21,6 +21,21 @@ export const BaseEnv = z.object({
     .optional()
     .describe('NATS user, when the server requires credentials (docker-compose gives each service its own).'),
   NATS_PASSWORD: z.string().min(1).optional().describe('Password of `NATS_USER`.'),
+  NATS_TLS_CA: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "PEM file of the CA that signed the NATS server's certificate; setting it (or a `tls://` NATS_URL) turns TLS on and the server's certificate is verified (a self-signed certificate is its own CA).",
+    ),
+  NATS_TLS_CERT: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'PEM client certificate, for a NATS server that verifies clients (mutual TLS); with `NATS_TLS_KEY`.',
+    ),
+  NATS_TLS_KEY: z.string().min(1).optional().describe('PEM private key of `NATS_TLS_CERT`.'),
   NOVELRAG_INSTANCE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ only (max 64)')

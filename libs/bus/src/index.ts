@@ -1,4 +1,10 @@
-export { connectBus, BusConnectError, type BusConnectOptions } from './connect';
+export {
+  connectBus,
+  busTlsFromEnv,
+  BusConnectError,
+  type BusConnectOptions,
+  type BusTlsOptions,
+} from './connect';
 export { BaseEnv, EnvError, parseEnv, defaultInstanceId } from './config';
 export { JsonLogger, ContextLogger, LOG_LEVELS, type LogLevel, type LogFields } from './logger';
 export { BusError, toErrorEnvelope, summarizeZodError } from './errors';
@@ -38,6 +44,7 @@ export {
   ensureGoalsStream,
   ensureTraceStream,
   submitGoal,
+  type EnsureOptions,
   type StreamNames,
   type SubmitResult,
 } from './jetstream/streams';
