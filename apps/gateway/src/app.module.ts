@@ -6,7 +6,7 @@ import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
 import { ResourcesController } from './resources/resources.controller';
-import { ToolsController } from './tools/tools.controller';
+import { TOOL_OWNERS, ToolsController } from './tools/tools.controller';
 
 @Module({})
 export class AppModule {
@@ -26,7 +26,7 @@ export class AppModule {
         ResourcesController,
         ToolsController,
       ],
-      providers: [GoalsService],
+      providers: [GoalsService, { provide: TOOL_OWNERS, useValue: ctx.env.NOVELRAG_TOOL_OWNERS }],
     };
   }
 }

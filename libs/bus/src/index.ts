@@ -51,7 +51,9 @@ export {
 export {
   discoverTools,
   type DiscoveredTool,
+  type DiscoveryOptions,
   type InvalidToolEndpoint,
+  type RefusedToolEndpoint,
   type ToolDiscovery,
 } from './tools/discovery';
 export { TracePublisher, type TraceDraft, type TracePublisherOptions } from './jetstream/trace-publisher';
