@@ -5,8 +5,10 @@ import path from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { Svcm } from '@nats-io/services';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { refusedRequest } from './support/attacks';
 import { discoverTools } from '@novelrag/bus';
 import {
+  BUILTIN_TOOLS,
   Buckets,
   MicroServiceNames,
   Subjects,
@@ -14,7 +16,7 @@ import {
   encodeToolMetadata,
   type ServiceName,
 } from '@novelrag/contracts';
-import { FakeOpenAIServer, freePort } from '@novelrag/testkit';
+import { FakeOpenAIServer, forgedToolInfo, freePort } from '@novelrag/testkit';
 import { NATS_CONFIG, passwordEnv, startAuthNats, type AuthNats, type NatsUser } from './support/auth-nats';
 import { ROOT, buildServices, startServiceProcess, type ServiceProcess } from './support/processes';
 import { DEMO_SCENARIO, installRules } from './support/system';
@@ -217,8 +219,84 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
       timeout: 15_000,
     });
     expect(unhealthy.status).toBe(1);
-    // No service ran into its permissions (the server logs every violation with the user's name).
-    const violations = nats.output().match(/Violation - User "(?!tool-)[^"]+".*/g);
-    expect(violations).toBeNull();
+    // No service ran into its permissions (the server logs every violation with the connection's name; the test's
+    // own connections, which attack on purpose, are named test-<user>).
+    const violations = nats.output().match(/^.*Violation - User.*$/gm) ?? [];
+    expect(violations.filter((line) => !line.includes(':test-'))).toEqual([]);
   }, 120_000);
+
+  it('a third-party identity cannot serve, impersonate or plant results for a built-in tool, nor read goals or the trace', async () => {
+    const tool = await as('tool-examples', { inboxPrefix: '_INBOX_examples' });
+    for (const name of BUILTIN_TOOLS) {
+      const sub = tool.subscribe(Subjects.toolInvoke(name), { queue: TOOL_QUEUE_GROUP });
+      expect(await subscriptionFate(sub)).toContain('Permissions Violation for Subscription');
+    }
+    // Answer discovery as the built-in service: its own subjects are refused, and a forged answer to the open
+    // $SRV.INFO is not confirmed by any instance, so discovery refuses it and keeps the genuine metadata.
+    for (const subject of [
+      '$SRV.INFO.novelrag-tools',
+      '$SRV.INFO.novelrag-tools.>',
+      '$SRV.*.novelrag-tools.>',
+    ]) {
+      expect(await subscriptionFate(tool.subscribe(subject))).toContain(
+        'Permissions Violation for Subscription',
+      );
+    }
+    const forger = tool.subscribe('$SRV.INFO', {
+      callback: (_e, m) =>
+        void m.respond(JSON.stringify(forgedToolInfo(['ResourceWriteTool', 'ResourcePurgeTool']))),
+    });
+    await tool.flush();
+    const found = await discoverTools(await as('orchestrator'), 750, { owners: { examples: ['DiceRoll'] } });
+    forger.unsubscribe();
+    expect(found.tools.find((t) => t.name === 'ResourceWriteTool')?.metadata.destructive).toBe(true);
+    expect(found.tools.map((t) => t.name)).not.toContain('ResourcePurgeTool');
+    expect(found.refused.map((r) => [r.tool, r.reason])).toEqual(
+      expect.arrayContaining([
+        ['ResourcePurgeTool', 'instance FORGED did not confirm its discovery answer on its own subject'],
+      ]),
+    );
+    // Plant a result for a built-in invocation (ids are predictable), or touch the built-in runners' bucket.
+    const planted = JSON.stringify({ invocationId: 'g-1-s1', output: { type: 'result', result: 'forged' } });
+    await refusedRequest(tool, '$KV.tool-results.g-1-s1', planted);
+    await refusedRequest(tool, '$JS.API.STREAM.INFO.KV_tool-results');
+    await refusedRequest(tool, '$JS.API.STREAM.PURGE.KV_tool-results');
+    // Read the trace or goals through JetStream.
+    await refusedRequest(tool, '$JS.API.CONSUMER.CREATE.TRACE', '{}');
+    await refusedRequest(tool, '$JS.API.STREAM.MSG.GET.TRACE', '{"last_by_subj":"novelrag.trace.>"}');
+    await refusedRequest(tool, '$JS.API.DIRECT.GET.KV_goals.$KV.goals.g-1');
+    expect(await subscriptionFate(tool.subscribe('$KV.goals.>'))).toContain('Permissions Violation');
+  });
+
+  it('the gateway identity cannot purge TRACE, delete a bucket or change a stream, and the system keeps working', async () => {
+    const gateway = await as('gateway');
+    await refusedRequest(gateway, '$JS.API.STREAM.PURGE.TRACE', '{}');
+    await refusedRequest(gateway, '$JS.API.STREAM.DELETE.KV_goals');
+    await refusedRequest(gateway, '$JS.API.STREAM.DELETE.GOALS');
+    await refusedRequest(
+      gateway,
+      '$JS.API.STREAM.UPDATE.TRACE',
+      JSON.stringify({ name: 'TRACE', max_msgs: 1 }),
+    );
+    await refusedRequest(gateway, '$JS.API.CONSUMER.DELETE.GOALS.orchestrator');
+    await refusedRequest(gateway, '$KV.tool-results.g-1-s1', '{}');
+    // Nor may the orchestrator write a tool's result: it only reads them.
+    await refusedRequest(await as('orchestrator'), '$KV.tool-results.g-1-s1', '{}');
+    // Everything is still there and served.
+    const trace = await (
+      await as('orchestrator')
+    ).request('$JS.API.STREAM.INFO.TRACE', '', { timeout: 5_000 });
+    expect((trace.json() as { state: { messages: number } }).state.messages).toBeGreaterThan(0);
+    const list = await fetch(`${gatewayUrl}/v1/goals?limit=5`);
+    const goals = ((await list.json()) as { goals: { status: string }[] }).goals;
+    expect(goals.map((g) => g.status)).toContain('completed');
+    const tools = (await (await fetch(`${gatewayUrl}/v1/tools`)).json()) as { tools: { name: string }[] };
+    expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining([...BUILTIN_TOOLS]));
+    const accepted = await fetch(`${gatewayUrl}/v1/goals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ request: 'One more goal after the attacks', lang: 'en' }),
+    });
+    expect(accepted.status).toBe(202);
+  });
 });

@@ -17,3 +17,6 @@ export { connectTestNats, freePort, startNats } from './nats-harness';
 export type { NatsServerHandle, StartNatsOptions } from './nats-harness';
 export { uniqueName } from './names';
 export { describeServiceBoot, type BootedService } from './service-boot';
+
+// attack tests
+export { forgedToolInfo } from './forged-tool-info';
