@@ -388,6 +388,7 @@ class PursuitRun implements RunningGoal {
       claimWatch: new ClaimWatch(deps.nc, {
         graceMs: settings.toolClaimGraceMs,
         served: (tool) => deps.tools.served(tool),
+        bucketOf: (tool) => deps.tools.resultsBucketOf(tool),
       }),
     });
     this.interactions = new GoalInteractions({

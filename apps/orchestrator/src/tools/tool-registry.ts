@@ -7,7 +7,7 @@ import {
   discoverTools,
   mapTransportError,
 } from '@novelrag/bus';
-import { Subjects, type ToolOwners, ToolsChanged } from '@novelrag/contracts';
+import { Subjects, type ToolOwners, ToolsChanged, toolResultsBucket } from '@novelrag/contracts';
 
 export interface ToolRegistryOptions {
   /** How often `$SRV.INFO` is asked again. */
@@ -165,6 +165,15 @@ export class ToolRegistry {
     );
     if (answers.includes(true)) return true;
     return answers.every((a) => a === false) ? false : undefined;
+  }
+
+  /**
+   * The KV bucket where the principal that serves `name` records its claims and results (`tool-results` for the
+   * built-in tools, `tool-results-<suffix>` for a third-party service); undefined for an unknown tool.
+   */
+  resultsBucketOf(name: string): string | undefined {
+    const service = this.known.get(name)?.tool.service?.name;
+    return service === undefined ? undefined : toolResultsBucket(service);
   }
 
   /** The declared timeout of a tool, if any. */
