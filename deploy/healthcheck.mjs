@@ -10,7 +10,18 @@ const {
   NATS_URL = 'nats://127.0.0.1:4222',
   NATS_USER,
   NATS_PASSWORD,
+  NATS_TLS_CA,
+  NATS_TLS_CERT,
+  NATS_TLS_KEY,
 } = process.env;
+// The same TLS settings as the service (libs/bus busTlsFromEnv): on with a CA, a client certificate or a tls:// URL.
+const tls =
+  NATS_TLS_CA || NATS_TLS_CERT || /(^|,)\s*tls:\/\//.test(NATS_URL)
+    ? {
+        ...(NATS_TLS_CA ? { caFile: NATS_TLS_CA } : {}),
+        ...(NATS_TLS_CERT ? { certFile: NATS_TLS_CERT, keyFile: NATS_TLS_KEY } : {}),
+      }
+    : undefined;
 if (!APP || !instance) {
   console.error('healthcheck: APP and NOVELRAG_INSTANCE_ID must be set');
   process.exit(1);
@@ -21,6 +32,7 @@ try {
     servers: NATS_URL.split(','),
     timeout: 3_000,
     ...(NATS_USER ? { user: NATS_USER, pass: NATS_PASSWORD } : {}),
+    ...(tls ? { tls } : {}),
   });
   const reply = await nc.request(`novelrag.health.${APP}.${instance}`, '{}', { timeout: 3_000 });
   const body = reply.json();

@@ -5,8 +5,10 @@ import path from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { Svcm } from '@nats-io/services';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import { refusedRequest } from './attacks';
 import { discoverTools } from '@novelrag/bus';
 import {
+  BUILTIN_TOOLS,
   Buckets,
   MicroServiceNames,
   Subjects,
@@ -16,6 +18,7 @@ import {
 } from '@novelrag/contracts';
 import {
   FakeOpenAIServer,
+  forgedToolInfo,
   freePort,
   NATS_CONFIG,
   passwordEnv,
@@ -84,18 +87,18 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
   });
 
   it('rejects unknown users and wrong passwords', async () => {
-    await expect(nats.connectAs('tool', { pass: 'wrong' })).rejects.toThrow(/Authorization/i);
+    await expect(nats.connectAs('tool-examples', { pass: 'wrong' })).rejects.toThrow(/Authorization/i);
   });
 
   it('a third-party tool serves its endpoint and discovery; services call and discover it', async () => {
-    const tool = await as('tool', { inboxPrefix: '_INBOX_tools' });
+    const tool = await as('tool-examples', { inboxPrefix: '_INBOX_examples' });
     const service = await new Svcm(tool as never).add({
-      name: MicroServiceNames.toolService('perm'),
+      name: MicroServiceNames.toolService('examples'),
       version: '1.0.0',
       queue: TOOL_QUEUE_GROUP,
     });
-    service.addEndpoint('perm_echo', {
-      subject: Subjects.toolInvoke('perm_echo'),
+    service.addEndpoint('DiceRoll', {
+      subject: Subjects.toolInvoke('DiceRoll'),
       metadata: encodeToolMetadata({
         description: 'Echoes',
         inputSchema: { type: 'object', properties: {} },
@@ -107,30 +110,30 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
       handler: (_err, msg) => msg.respond(JSON.stringify({ type: 'result', result: 'echo' })),
     });
     const orchestrator = await as('orchestrator');
-    const reply = await orchestrator.request(Subjects.toolInvoke('perm_echo'), '{}', { timeout: 2_000 });
+    const reply = await orchestrator.request(Subjects.toolInvoke('DiceRoll'), '{}', { timeout: 2_000 });
     expect(reply.json()).toEqual({ type: 'result', result: 'echo' });
     const discovered = await discoverTools(await as('gateway'));
-    expect(discovered.tools.map((t) => t.name)).toContain('perm_echo');
+    expect(discovered.tools.map((t) => t.name)).toContain('DiceRoll');
     // The tool hears cancellations, sends runtime events and keeps at-most-once results in its KV bucket.
     expect(await subscriptionFate(tool.subscribe(Subjects.goalCancel('g-1')))).toBe('open');
     const runtime = orchestrator.subscribe(Subjects.goalRuntime('g-1'), { max: 1 });
     await orchestrator.flush();
     tool.publish(Subjects.goalRuntime('g-1'), '{"kind":"info"}');
     for await (const m of runtime) expect(m.string()).toBe('{"kind":"info"}');
-    const kv = await new Kvm(tool).create(Buckets.toolResults, { history: 1, ttl: 60_000 });
+    const kv = await new Kvm(tool).create(`${Buckets.toolResults}-examples`, { history: 1, ttl: 60_000 });
     await kv.create('inv-1', '{}');
     expect((await kv.get('inv-1'))?.string()).toBe('{}');
   });
 
   it('a third-party tool cannot read goals, the trace, all invocations or others replies, nor use JetStream', async () => {
-    const tool = await as('tool', { inboxPrefix: '_INBOX_tools' });
+    const tool = await as('tool-examples', { inboxPrefix: '_INBOX_examples' });
     for (const subject of ['novelrag.goals.>', 'novelrag.trace.>', '_INBOX.>', 'novelrag.resources.>', '>']) {
       expect(await subscriptionFate(tool.subscribe(subject))).toContain(
         `Permissions Violation for Subscription to "${subject}"`,
       );
     }
     // Tool subjects only inside the queue group: a plain subscription (seeing every call) is refused.
-    expect(await subscriptionFate(tool.subscribe(Subjects.toolInvoke('perm_echo')))).toContain(
+    expect(await subscriptionFate(tool.subscribe(Subjects.toolInvoke('DiceRoll')))).toContain(
       'Permissions Violation for Subscription',
     );
     await expect(tool.request('$JS.API.STREAM.INFO.GOALS', '', { timeout: 2_000 })).rejects.toThrow(
@@ -228,8 +231,84 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
       timeout: 15_000,
     });
     expect(unhealthy.status).toBe(1);
-    // No service ran into its permissions (the server logs every violation with the user's name).
-    const violations = nats.output().match(/Violation - User "(?!tool")[^"]+".*/g);
-    expect(violations).toBeNull();
+    // No service ran into its permissions (the server logs every violation with the connection's name; the test's
+    // own connections, which attack on purpose, are named test-<user>).
+    const violations = nats.output().match(/^.*Violation - User.*$/gm) ?? [];
+    expect(violations.filter((line) => !line.includes(':test-'))).toEqual([]);
   }, 120_000);
+
+  it('a third-party identity cannot serve, impersonate or plant results for a built-in tool, nor read goals or the trace', async () => {
+    const tool = await as('tool-examples', { inboxPrefix: '_INBOX_examples' });
+    for (const name of BUILTIN_TOOLS) {
+      const sub = tool.subscribe(Subjects.toolInvoke(name), { queue: TOOL_QUEUE_GROUP });
+      expect(await subscriptionFate(sub)).toContain('Permissions Violation for Subscription');
+    }
+    // Answer discovery as the built-in service: its own subjects are refused, and a forged answer to the open
+    // $SRV.INFO is not confirmed by any instance, so discovery refuses it and keeps the genuine metadata.
+    for (const subject of [
+      '$SRV.INFO.novelrag-tools',
+      '$SRV.INFO.novelrag-tools.>',
+      '$SRV.*.novelrag-tools.>',
+    ]) {
+      expect(await subscriptionFate(tool.subscribe(subject))).toContain(
+        'Permissions Violation for Subscription',
+      );
+    }
+    const forger = tool.subscribe('$SRV.INFO', {
+      callback: (_e, m) =>
+        void m.respond(JSON.stringify(forgedToolInfo(['ResourceWriteTool', 'ResourcePurgeTool']))),
+    });
+    await tool.flush();
+    const found = await discoverTools(await as('orchestrator'), 750, { owners: { examples: ['DiceRoll'] } });
+    forger.unsubscribe();
+    expect(found.tools.find((t) => t.name === 'ResourceWriteTool')?.metadata.destructive).toBe(true);
+    expect(found.tools.map((t) => t.name)).not.toContain('ResourcePurgeTool');
+    expect(found.refused.map((r) => [r.tool, r.reason])).toEqual(
+      expect.arrayContaining([
+        ['ResourcePurgeTool', 'instance FORGED did not confirm its discovery answer on its own subject'],
+      ]),
+    );
+    // Plant a result for a built-in invocation (ids are predictable), or touch the built-in runners' bucket.
+    const planted = JSON.stringify({ invocationId: 'g-1-s1', output: { type: 'result', result: 'forged' } });
+    await refusedRequest(tool, '$KV.tool-results.g-1-s1', planted);
+    await refusedRequest(tool, '$JS.API.STREAM.INFO.KV_tool-results');
+    await refusedRequest(tool, '$JS.API.STREAM.PURGE.KV_tool-results');
+    // Read the trace or goals through JetStream.
+    await refusedRequest(tool, '$JS.API.CONSUMER.CREATE.TRACE', '{}');
+    await refusedRequest(tool, '$JS.API.STREAM.MSG.GET.TRACE', '{"last_by_subj":"novelrag.trace.>"}');
+    await refusedRequest(tool, '$JS.API.DIRECT.GET.KV_goals.$KV.goals.g-1');
+    expect(await subscriptionFate(tool.subscribe('$KV.goals.>'))).toContain('Permissions Violation');
+  });
+
+  it('the gateway identity cannot purge TRACE, delete a bucket or change a stream, and the system keeps working', async () => {
+    const gateway = await as('gateway');
+    await refusedRequest(gateway, '$JS.API.STREAM.PURGE.TRACE', '{}');
+    await refusedRequest(gateway, '$JS.API.STREAM.DELETE.KV_goals');
+    await refusedRequest(gateway, '$JS.API.STREAM.DELETE.GOALS');
+    await refusedRequest(
+      gateway,
+      '$JS.API.STREAM.UPDATE.TRACE',
+      JSON.stringify({ name: 'TRACE', max_msgs: 1 }),
+    );
+    await refusedRequest(gateway, '$JS.API.CONSUMER.DELETE.GOALS.orchestrator');
+    await refusedRequest(gateway, '$KV.tool-results.g-1-s1', '{}');
+    // Nor may the orchestrator write a tool's result: it only reads them.
+    await refusedRequest(await as('orchestrator'), '$KV.tool-results.g-1-s1', '{}');
+    // Everything is still there and served.
+    const trace = await (
+      await as('orchestrator')
+    ).request('$JS.API.STREAM.INFO.TRACE', '', { timeout: 5_000 });
+    expect((trace.json() as { state: { messages: number } }).state.messages).toBeGreaterThan(0);
+    const list = await fetch(`${gatewayUrl}/v1/goals?limit=5`);
+    const goals = ((await list.json()) as { goals: { status: string }[] }).goals;
+    expect(goals.map((g) => g.status)).toContain('completed');
+    const tools = (await (await fetch(`${gatewayUrl}/v1/tools`)).json()) as { tools: { name: string }[] };
+    expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining([...BUILTIN_TOOLS]));
+    const accepted = await fetch(`${gatewayUrl}/v1/goals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ request: 'One more goal after the attacks', lang: 'en' }),
+    });
+    expect(accepted.status).toBe(202);
+  });
 });

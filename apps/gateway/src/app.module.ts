@@ -9,7 +9,7 @@ import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
 import { ServicesController } from './services/services.controller';
-import { ToolsController } from './tools/tools.controller';
+import { TOOL_OWNERS, ToolsController } from './tools/tools.controller';
 
 @Module({})
 export class AppModule {
@@ -31,7 +31,11 @@ export class AppModule {
         ToolsController,
         ServicesController,
       ],
-      providers: [GoalsService, resourceServiceProvider],
+      providers: [
+        GoalsService,
+        resourceServiceProvider,
+        { provide: TOOL_OWNERS, useValue: ctx.env.NOVELRAG_TOOL_OWNERS },
+      ],
     };
   }
 }

@@ -39,7 +39,10 @@ export const GatewayEnv = z.object({
     .min(1)
     .max(1_000_000)
     .default(600)
-    .describe('Requests per minute per API key, then `429` with `Retry-After`.'),
+    .describe(
+      'Requests per minute per API key, counted across all gateway instances (NATS KV bucket `rate-limits`), then ' +
+        '`429` with `Retry-After`; responses carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
+    ),
   NOVELRAG_CORS_ORIGINS: commaList()
     .refine(
       (origins) => origins.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)),

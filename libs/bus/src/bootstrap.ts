@@ -5,7 +5,7 @@ import type { ServiceName } from '@novelrag/contracts';
 import { z } from 'zod';
 import { BusModule, type ServiceIdentity } from './bus.module';
 import { BaseEnv, defaultInstanceId, parseEnv } from './config';
-import { connectBus } from './connect';
+import { busTlsFromEnv, connectBus } from './connect';
 import { BusExceptionFilter } from './exception-filter';
 import { HealthRegistry } from './health';
 import { JsonLogger } from './logger';
@@ -57,11 +57,13 @@ export async function startService<E extends object>(
   const env = parseEnv(BaseEnv.extend(def.envSchema.shape), rawEnv) as BaseEnv & E;
   const instanceId = env.NOVELRAG_INSTANCE_ID ?? defaultInstanceId(def.service);
   const logger = new JsonLogger(def.service, instanceId, env.NOVELRAG_LOG_LEVEL);
+  const tls = busTlsFromEnv(env);
   const connection = await connectBus({
     url: env.NATS_URL,
     name: instanceId,
     connectTimeoutMs: env.NOVELRAG_CONNECT_TIMEOUT_MS,
     ...(env.NATS_USER ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : {}),
+    ...(tls ? { tls } : {}),
   });
   const identity: ServiceIdentity = { service: def.service, instanceId, version: NOVELRAG_VERSION };
   const health = new HealthRegistry(def.service, instanceId, NOVELRAG_VERSION);

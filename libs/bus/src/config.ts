@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { parseToolOwners } from '@novelrag/contracts';
 import { z } from 'zod';
 import { LOG_LEVELS } from './logger';
 
@@ -21,6 +22,36 @@ export const BaseEnv = z.object({
     .optional()
     .describe('NATS user, when the server requires credentials (docker-compose gives each service its own).'),
   NATS_PASSWORD: z.string().min(1).optional().describe('Password of `NATS_USER`.'),
+  NATS_TLS_CA: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "PEM file of the CA that signed the NATS server's certificate; setting it (or a `tls://` NATS_URL) turns TLS on and the server's certificate is verified (a self-signed certificate is its own CA).",
+    ),
+  NATS_TLS_CERT: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'PEM client certificate, for a NATS server that verifies clients (mutual TLS); with `NATS_TLS_KEY`.',
+    ),
+  NATS_TLS_KEY: z.string().min(1).optional().describe('PEM private key of `NATS_TLS_CERT`.'),
+  NOVELRAG_TOOL_OWNERS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      try {
+        return parseToolOwners(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    })
+    .describe(
+      'Admitted third-party tools, `<suffix>=<Tool>,<Tool>;<suffix>=<Tool>` (printed by `npm run admit-tool`): the micro service `novelrag-tools-<suffix>` may serve exactly those names. Read by the orchestrator and the gateway, which ignore (and list as refused) an endpoint whose service may not serve its name. Unset: any third-party service may serve any name that is not built in.',
+    ),
   NOVELRAG_INSTANCE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ only (max 64)')

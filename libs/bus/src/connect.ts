@@ -9,6 +9,32 @@ export interface BusConnectOptions {
   readonly connectTimeoutMs?: number;
   readonly user?: string;
   readonly pass?: string;
+  /** TLS to the server: on when set (the server's certificate is checked against `caFile`, or the system CAs). */
+  readonly tls?: BusTlsOptions;
+}
+
+export interface BusTlsOptions {
+  /** PEM file of the CA that signed the server's certificate (a self-signed certificate is its own CA). */
+  readonly caFile?: string;
+  /** PEM files of a client certificate and its key, for servers that verify clients (mutual TLS). */
+  readonly certFile?: string;
+  readonly keyFile?: string;
+}
+
+/** The TLS options of the NATS_TLS_* variables: TLS is on when a CA is given or the URL asks for it (`tls://`). */
+export function busTlsFromEnv(env: {
+  readonly NATS_URL: string;
+  readonly NATS_TLS_CA?: string | undefined;
+  readonly NATS_TLS_CERT?: string | undefined;
+  readonly NATS_TLS_KEY?: string | undefined;
+}): BusTlsOptions | undefined {
+  const wanted = env.NATS_TLS_CA || env.NATS_TLS_CERT || /(^|,)\s*tls:\/\//.test(env.NATS_URL);
+  if (!wanted) return undefined;
+  return {
+    ...(env.NATS_TLS_CA ? { caFile: env.NATS_TLS_CA } : {}),
+    ...(env.NATS_TLS_CERT ? { certFile: env.NATS_TLS_CERT } : {}),
+    ...(env.NATS_TLS_KEY ? { keyFile: env.NATS_TLS_KEY } : {}),
+  };
 }
 
 /** Raised when the first connection to NATS cannot be made within the bound. */
@@ -39,6 +65,7 @@ export async function connectBus(options: BusConnectOptions): Promise<NatsConnec
         maxReconnectAttempts: -1,
         reconnectTimeWait: 500,
         ...(options.user ? { user: options.user, pass: options.pass } : {}),
+        ...(options.tls ? { tls: { ...options.tls } } : {}),
       });
     } catch (err) {
       lastError = err;

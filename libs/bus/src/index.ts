@@ -1,4 +1,10 @@
-export { connectBus, BusConnectError, type BusConnectOptions } from './connect';
+export {
+  connectBus,
+  busTlsFromEnv,
+  BusConnectError,
+  type BusConnectOptions,
+  type BusTlsOptions,
+} from './connect';
 export { BaseEnv, EnvError, parseEnv, defaultInstanceId } from './config';
 export { JsonLogger, ContextLogger, LOG_LEVELS, type LogLevel, type LogFields } from './logger';
 export { BusError, toErrorEnvelope, summarizeZodError } from './errors';
@@ -44,14 +50,18 @@ export {
   ensureGoalsStream,
   ensureTraceStream,
   submitGoal,
+  type EnsureOptions,
   type StreamNames,
   type SubmitResult,
 } from './jetstream/streams';
 export {
   discoverTools,
   type DiscoveredTool,
+  type DiscoveryOptions,
   type InvalidToolEndpoint,
+  type RefusedToolEndpoint,
   type ToolDiscovery,
 } from './tools/discovery';
 export { collectServiceStats } from './services/stats';
 export { TracePublisher, type TraceDraft, type TracePublisherOptions } from './jetstream/trace-publisher';
+export { isWrongSequence } from './jetstream/kv-errors';

@@ -44,6 +44,15 @@ export {
 } from './errors';
 export type { ErrorCodeInfo, Reply } from './errors';
 
+// tool identity: who may serve a tool name, where its results are recorded
+export {
+  BUILTIN_TOOLS,
+  parseToolOwners,
+  toolOwnershipProblem,
+  toolResultsBucket,
+  type ToolOwners,
+} from './tool-ownership';
+
 // subjects, streams, buckets, service names
 export {
   BucketTtls,

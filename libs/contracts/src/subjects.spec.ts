@@ -96,6 +96,7 @@ describe('streams, buckets, service names', () => {
       toolResults: 'tool-results',
       threads: 'threads',
       threadLeases: 'thread-leases',
+      rateLimits: 'rate-limits',
     });
     expect(Subjects.autonomousNext).toBe('novelrag.autonomous.next');
     expect(goalIdFromSubject(Subjects.autonomousNext)).toBeNull();

@@ -178,6 +178,11 @@ export const Buckets = {
    * order). Private to the orchestrators; updates use the revision (CAS).
    */
   threadLeases: 'thread-leases',
+  /**
+   * One key per API principal (key = the principal's short hash): the requests counted in its current rate-limit
+   * window, shared by every gateway instance; updates use the revision (CAS). Private to the gateways.
+   */
+  rateLimits: 'rate-limits',
 } as const;
 
 export const BucketTtls = {

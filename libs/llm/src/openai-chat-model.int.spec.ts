@@ -80,6 +80,27 @@ describe('OpenAIChatModel structured and text calls (fake server, real SDK)', ()
     expect(JSON.stringify(events)).not.toContain('余归');
   });
 
+  it('sends optional fields as required and nullable, and an answered null comes back as an absent field', async () => {
+    const Draft = Goal.extend({ hint: z.string().optional(), tone: z.string().default('plain') });
+    suite.server.once(
+      { kind: 'structured', schemaName: 'draft' },
+      { json: { goal: 'g', priority: null, hint: null, tone: null } },
+    );
+    const result = await model().structured({
+      messages,
+      purpose: 'translate',
+      schema: Draft,
+      schemaName: 'draft',
+    });
+    expect(result.value).toEqual({ goal: 'g', priority: null, tone: 'plain' });
+    expect(result.attempts).toBe(1);
+    const schema = bodyOf(suite.server, 0).response_format?.json_schema?.schema as Record<string, unknown>;
+    expect(schema['required']).toEqual(['goal', 'priority', 'hint', 'tone']);
+    expect((schema['properties'] as Record<string, unknown>)['hint']).toEqual({
+      anyOf: [{ type: 'string' }, { type: 'null' }],
+    });
+  });
+
   it('json_object mode puts the schema into a system message and still validates', async () => {
     suite.server.once({ kind: 'structured' }, { text: '```json\n{"goal":"g","priority":"high"}\n```' });
     const result = await model({ structuredMode: 'json_object' }).structured({

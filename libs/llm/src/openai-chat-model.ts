@@ -25,7 +25,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
-import { SCHEMA_NAME_PATTERN, toProviderJsonSchema } from './json-schema';
+import { type ProviderSchema, providerSchemaOf, SCHEMA_NAME_PATTERN } from './json-schema';
 import { streamCompletion } from './openai-chat-stream';
 import { mapOpenAIError, outcomeOf } from './openai-errors';
 import {
@@ -140,7 +140,7 @@ export class OpenAIChatModel implements ChatModel {
   private readonly timeoutMs: number;
   private readonly validationRetries: number;
   /** Provider JSON Schemas by zod schema: the conversion walks the whole schema and the same schemas recur. */
-  private readonly jsonSchemas = new WeakMap<object, Record<string, unknown>>();
+  private readonly jsonSchemas = new WeakMap<object, ProviderSchema>();
 
   constructor(private readonly options: OpenAIChatModelOptions) {
     if (!options.models.default) throw new ConfigError('OpenAIChatModel needs a default model name');
@@ -170,11 +170,12 @@ export class OpenAIChatModel implements ChatModel {
     if (!SCHEMA_NAME_PATTERN.test(options.schemaName)) {
       throw new ConfigError(`schema name "${options.schemaName}" must match ${SCHEMA_NAME_PATTERN.source}`);
     }
-    let schema = this.jsonSchemas.get(options.schema);
-    if (!schema) {
-      schema = toProviderJsonSchema(options.schema, options.schemaName);
-      this.jsonSchemas.set(options.schema, schema);
+    let provider = this.jsonSchemas.get(options.schema);
+    if (!provider) {
+      provider = providerSchemaOf(options.schema, options.schemaName);
+      this.jsonSchemas.set(options.schema, provider);
     }
+    const { schema, restore } = provider;
     let messages = toProviderMessages(options.messages);
     let body: RequestBody;
     if (this.structuredMode === 'json_schema') {
@@ -192,7 +193,9 @@ export class OpenAIChatModel implements ChatModel {
       );
       body = { response_format: { type: 'json_object' } };
     }
-    return this.run('structured', options, messages, body, (m) => interpretStructured(m, options.schema));
+    return this.run('structured', options, messages, body, (m) =>
+      interpretStructured(m, options.schema, restore),
+    );
   }
 
   async callTools(options: ToolCallOptions): Promise<ChatResult<ToolCallReply>> {

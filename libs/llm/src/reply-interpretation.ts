@@ -41,9 +41,11 @@ export function stripCodeFence(text: string): string {
   return m?.[1] ?? text;
 }
 
+/** `restore` maps the parsed JSON to the schema's input first (the provider schema may differ, see json-schema.ts). */
 export function interpretStructured<T>(
   message: ChatCompletionMessage,
   schema: z.ZodType<T>,
+  restore: (answer: unknown) => unknown = (answer) => answer,
 ): Interpretation<T> {
   if (message.refusal) {
     return {
@@ -88,7 +90,7 @@ export function interpretStructured<T>(
       ],
     };
   }
-  const result = schema.safeParse(parsed);
+  const result = schema.safeParse(restore(parsed));
   if (result.success) return { ok: true, value: result.data };
   return {
     ok: false,

@@ -15,7 +15,7 @@ export const NATS_USERS = {
   orchestrator: 'NATS_ORCHESTRATOR_PASSWORD',
   'tool-runner': 'NATS_TOOL_RUNNER_PASSWORD',
   'resource-service': 'NATS_RESOURCES_PASSWORD',
-  tool: 'NATS_TOOL_PASSWORD',
+  'tool-examples': 'NATS_TOOL_EXAMPLES_PASSWORD',
 } as const;
 export type NatsUser = keyof typeof NATS_USERS;
 
@@ -48,13 +48,16 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-/** A private nats-server started from the project's own config (free ports, a temporary JetStream store). */
-export async function startAuthNats(): Promise<AuthNats> {
+/**
+ * A private nats-server started from the project's own config, or from `config` (a copy with admitted tools), on free
+ * ports with a temporary JetStream store.
+ */
+export async function startAuthNats(config = NATS_CONFIG): Promise<AuthNats> {
   const [port, monitor] = [await freePort(), await freePort()];
   const store = await mkdtemp(path.join(tmpdir(), 'novelrag-auth-nats-'));
   const child: ChildProcess = spawn(
     'nats-server',
-    ['-c', NATS_CONFIG, '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', store],
+    ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-sd', store],
     { env: { ...process.env, ...passwordEnv() }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -63,7 +66,7 @@ export async function startAuthNats(): Promise<AuthNats> {
   const deadline = Date.now() + 10_000;
   while (!(await listening(port))) {
     if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`nats-server with ${NATS_CONFIG} did not start:\n${output}`);
+      throw new Error(`nats-server with ${config} did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const url = `nats://127.0.0.1:${port}`;

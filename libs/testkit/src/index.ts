@@ -58,3 +58,5 @@ export {
 export { readSse, type RawSseEvent } from './sse';
 // the dashboard's browser suite: Debian's Chromium through playwright-core
 export { type BrowserSession, CHROMIUM, buildDashboard, chromiumAvailable, openBrowser } from './browser';
+// attack tests
+export { forgedToolInfo } from './forged-tool-info';

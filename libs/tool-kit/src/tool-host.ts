@@ -1,6 +1,7 @@
 import { type Service, type ServiceMsg, Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  Buckets,
   ERROR_CODE_INFO,
   type ErrorEnvelope,
   MAX_MESSAGE_BYTES,
@@ -15,6 +16,8 @@ import {
   describeIssues,
   encodeToolMetadata,
   errorEnvelope,
+  isToolServiceName,
+  toolResultsBucket,
 } from '@novelrag/contracts';
 import type { HostedTool } from './hosted-tool';
 import { IdempotentExecution } from './idempotent-execution';
@@ -41,7 +44,9 @@ export interface ToolHostOptions {
   /** Result size cap (never above MAX_TOOL_RESULT_CHARS). */
   readonly maxResultChars?: number;
   /**
-   * Idempotency by invocation id in the KV bucket `tool-results` (default on); `false` for stateless tools. Without
+   * Idempotency by invocation id (default on) in the KV bucket of this service's principal: `tool-results` for the
+   * built-in `novelrag-tools`, `tool-results-<suffix>` for `novelrag-tools-<suffix>` (which the NATS config lets only
+   * that principal write); `false` for stateless tools. Without
    * JetStream the host warns and serves without it, unless `required` (then `start()` fails).
    */
   readonly idempotency?:
@@ -100,7 +105,7 @@ export class ToolHost {
     if (idempotency !== false) {
       try {
         const store = await KvToolResultStore.open(nc, {
-          ...(idempotency?.bucket ? { bucket: idempotency.bucket } : {}),
+          bucket: idempotency?.bucket ?? resultsBucketOf(this.options.serviceName),
           ...(idempotency?.ttlMs ? { ttlMs: idempotency.ttlMs } : {}),
         });
         this.idempotent = new IdempotentExecution({
@@ -319,3 +324,8 @@ export class ToolHost {
 
 /** Starts the message of the short error sent when the full output could not be. */
 const REPLY_FAILED_NOTE = 'the full output could not be sent; ';
+
+/** The results bucket of the principal serving `serviceName` (a name that is no tool service keeps the shared one). */
+function resultsBucketOf(serviceName: string): string {
+  return isToolServiceName(serviceName) ? toolResultsBucket(serviceName) : Buckets.toolResults;
+}

@@ -39,8 +39,9 @@ export class GoalsService implements OnApplicationBootstrap {
   constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await ensureGoalsStream(this.nc);
-    await ensureTraceStream(this.nc);
+    // Created when missing, never changed: the orchestrator owns their config (and the gateway's NATS user may not).
+    await ensureGoalsStream(this.nc, {}, {}, { createOnly: true });
+    await ensureTraceStream(this.nc, {}, { createOnly: true });
     this.store = await KvGoalStore.open(this.nc);
   }
 

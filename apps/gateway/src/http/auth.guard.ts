@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from './api-error';
+import type { RateLimiter } from './rate-limiter';
 
 const PUBLIC = 'novelrag:public';
 /** Marks a route (health, docs) as reachable without an API key and without rate limiting. */
@@ -12,22 +13,30 @@ interface AuthRequest {
   principal?: string;
 }
 
+interface HeaderSink {
+  setHeader(name: string, value: string): void;
+}
+
 export interface AuthOptions {
   readonly keys: readonly string[];
   readonly disabled: boolean;
-  readonly perMinute: number;
+  /** Counts each authenticated request against its principal (shared by the gateway instances). */
+  readonly limiter: RateLimiter;
+  /** For the `RateLimit-Policy` header. */
+  readonly windowMs: number;
 }
 
 const digest = (key: string) => createHash('sha256').update(key).digest();
 
 /**
- * Bearer API keys (compared in constant time on their digests) and a per-key token bucket. The principal (a short
- * hash of the key, never the key) is put on the request for idempotency scoping and logs.
+ * Bearer API keys (compared in constant time on their digests) and a per-key request budget per window. The principal
+ * (a short hash of the key, never the key) is put on the request for idempotency scoping and logs. Every counted
+ * response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (seconds) and `RateLimit-Policy`; past
+ * the budget the request is refused with RATE_LIMITED (429) and `Retry-After`.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   private readonly digests: Buffer[];
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -36,12 +45,23 @@ export class AuthGuard implements CanActivate {
     this.digests = options.keys.map(digest);
   }
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC, [context.getHandler(), context.getClass()]))
       return true;
-    const req = context.switchToHttp().getRequest<AuthRequest>();
+    const http = context.switchToHttp();
+    const req = http.getRequest<AuthRequest>();
     req.principal = this.options.disabled ? 'local' : this.authenticate(req);
-    this.limit(req.principal);
+    const decision = await this.options.limiter.take(req.principal);
+    const res = http.getResponse<HeaderSink>();
+    const resetSeconds = Math.ceil(decision.resetMs / 1000);
+    res.setHeader('RateLimit-Limit', String(decision.limit));
+    res.setHeader('RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('RateLimit-Reset', String(resetSeconds));
+    res.setHeader('RateLimit-Policy', `${decision.limit};w=${Math.round(this.options.windowMs / 1000)}`);
+    if (!decision.allowed) {
+      res.setHeader('Retry-After', String(resetSeconds));
+      throw new ApiError('RATE_LIMITED', `more than ${decision.limit} requests per minute for this key`);
+    }
     return true;
   }
 
@@ -55,20 +75,5 @@ export class AuthGuard implements CanActivate {
     if (!this.digests.some((d) => timingSafeEqual(d, given)))
       throw new ApiError('UNAUTHORIZED', 'invalid API key');
     return given.toString('hex').slice(0, 12);
-  }
-
-  private limit(principal: string): void {
-    const now = Date.now();
-    const capacity = this.options.perMinute;
-    const bucket = this.buckets.get(principal) ?? { tokens: capacity, at: now };
-    bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.at) / 60_000) * capacity);
-    bucket.at = now;
-    if (bucket.tokens < 1) {
-      this.buckets.set(principal, bucket);
-      throw new ApiError('RATE_LIMITED', `more than ${capacity} requests per minute for this key`);
-    }
-    bucket.tokens -= 1;
-    this.buckets.set(principal, bucket);
-    if (this.buckets.size > 10_000) this.buckets.delete(this.buckets.keys().next().value as string);
   }
 }

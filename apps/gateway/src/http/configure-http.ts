@@ -8,6 +8,7 @@ import { AuthGuard } from './auth.guard';
 import { corsOptions, dashboardDir, serveDashboard } from './dashboard-static';
 import { HttpErrorFilter } from './http-error.filter';
 import { buildOpenApiDocument } from './openapi';
+import { KvRateLimiter } from './rate-limiter';
 
 /**
  * HTTP concerns of the gateway, applied once at boot: body limits, CORS, validation, auth, errors, OpenAPI at /docs,
@@ -28,11 +29,13 @@ export function configureHttp(app: INestApplication, ctx: ServiceContext<Gateway
     }),
   );
   app.useGlobalFilters(new HttpErrorFilter(ctx.logger.child('Http')));
+  const rate = { limit: ctx.env.NOVELRAG_RATE_LIMIT_PER_MIN, windowMs: 60_000 };
   app.useGlobalGuards(
     new AuthGuard(app.get(Reflector), {
       keys: ctx.env.NOVELRAG_API_KEYS,
       disabled: ctx.env.NOVELRAG_AUTH_DISABLED,
-      perMinute: ctx.env.NOVELRAG_RATE_LIMIT_PER_MIN,
+      limiter: new KvRateLimiter(ctx.connection, rate, ctx.logger.child('RateLimit')),
+      windowMs: rate.windowMs,
     }),
   );
   const document = buildOpenApiDocument(app);

@@ -7,6 +7,7 @@ import { ApiError } from './api-error';
 interface HttpResponse {
   status(code: number): HttpResponse;
   setHeader(name: string, value: string): void;
+  getHeader(name: string): unknown;
   json(body: unknown): void;
   headersSent?: boolean;
 }
@@ -97,8 +98,9 @@ export class HttpErrorFilter implements ExceptionFilter {
       });
     }
     if (res.headersSent) return;
-    if (status === 429) res.setHeader('Retry-After', '60');
-    else if (status === 503 || status === 504) res.setHeader('Retry-After', '1');
+    if (status === 429) {
+      if (res.getHeader('Retry-After') === undefined) res.setHeader('Retry-After', '60');
+    } else if (status === 503 || status === 504) res.setHeader('Retry-After', '1');
     res.status(status).json(errorBody);
   }
 }

@@ -95,6 +95,7 @@ export class Orchestrator {
       await KvThreadLeases.open(nc, { leaseMs: env.NOVELRAG_THREAD_LEASE_MS }),
       new ToolRegistry(nc, {
         refreshMs: env.NOVELRAG_TOOL_REFRESH_MS,
+        ...(env.NOVELRAG_TOOL_OWNERS ? { owners: env.NOVELRAG_TOOL_OWNERS } : {}),
         log: ctx.logger.child('ToolRegistry'),
       }),
       renderer,

@@ -2,7 +2,7 @@ import { connect, type NatsConnection, type Subscription } from '@nats-io/transp
 import { SCHEMA_VERSION, type ToolResultRecord } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { KvToolResultStore, type ToolClaim, type ToolResultStore } from '@novelrag/tool-kit';
-import { ClaimWatch, type Abandonment } from './claim-watch';
+import { ClaimWatch, type Abandonment, type ClaimWatchOptions } from './claim-watch';
 
 const BUCKET = 'claim-watch-test';
 
@@ -61,7 +61,7 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
     recordedAt: new Date().toISOString(),
   });
   const nextId = () => `goal-1-s${seq++}`;
-  const watchOf = (options: { graceMs?: number; bucket?: string } = {}) =>
+  const watchOf = (options: Pick<ClaimWatchOptions, 'graceMs' | 'bucket' | 'bucketOf'> = {}) =>
     new ClaimWatch(nc, { bucket: BUCKET, graceMs: 2_000, pollMs: 20, ...options });
   /** Starts a watch; `state()` tells whether it has resolved yet. */
   const start = (watch: ClaimWatch, invocationId: string, ignore?: ReadonlySet<number>) => {
@@ -96,6 +96,22 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
       leaseUntil: expect.any(Number),
       revision,
     });
+  });
+
+  it("reads only the bucket of the tool's owner: a claim planted in another principal's bucket is not taken", async () => {
+    const owner = await KvToolResultStore.open(nc, { bucket: `${BUCKET}-owner` });
+    const ownerReads = new ReadCounter(nc, `${BUCKET}-owner`);
+    const watch = watchOf({ bucketOf: (tool) => (tool === 'owned' ? `${BUCKET}-owner` : undefined) });
+    const id = nextId();
+    await store.claim(claimOf(id, Date.now() - 60_000, 'runner-planted'));
+    const stop = new AbortController();
+    let state: Abandonment | undefined | 'pending' = 'pending';
+    const done = watch.lostCall(id, { signal: stop.signal, tool: 'owned' }).then((r) => (state = r));
+    await ownerReads.after(3);
+    expect(state).toBe('pending'); // the planted stale claim would have ended the call at the first read
+    const revision = await owner.claim(claimOf(id, Date.now() - 60_000, 'runner-owner'));
+    await expect(done).resolves.toMatchObject({ kind: 'stale-claim', runner: 'runner-owner', revision });
+    ownerReads.stop();
   });
 
   it('keeps waiting while the claim is alive or within the grace, and notices when renewals stop', async () => {

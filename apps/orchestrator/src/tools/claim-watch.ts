@@ -27,7 +27,13 @@ export interface ClaimWatchOptions {
   readonly graceMs?: number;
   /** Longest pause between two reads of the entry. Default 1 s. */
   readonly pollMs?: number;
+  /** The bucket of a tool without `bucketOf` (or for which it has no answer); default `tool-results`. */
   readonly bucket?: string;
+  /**
+   * The bucket where the principal that owns `tool` records its claims (see `toolResultsBucket`): only that bucket is
+   * read, so no other principal's entry is ever taken for the tool's claim.
+   */
+  readonly bucketOf?: (tool: string) => string | undefined;
   readonly now?: () => number;
   /**
    * For tools that write no claim (third-party tools on the raw contract): whether any instance still serves the tool
@@ -58,7 +64,7 @@ export class ClaimWatch {
   private readonly graceMs: number;
   private readonly pollMs: number;
   private readonly now: () => number;
-  private kv: Promise<KV> | undefined;
+  private readonly kvs = new Map<string, Promise<KV>>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -80,7 +86,7 @@ export class ClaimWatch {
       let pause = this.pollMs;
       let goneSince: number | undefined;
       while (await sleep(pause, watch.signal)) {
-        const entry = await this.read(invocationId);
+        const entry = await this.read(invocationId, watch.tool);
         if (watch.signal.aborted) return undefined;
         pause = this.pollMs;
         if (entry === 'none') {
@@ -107,13 +113,17 @@ export class ClaimWatch {
   }
 
   /** The invocation's claim; 'none' when there is no entry; 'other' for a finished record, garbage or a failed read. */
-  private async read(invocationId: string): Promise<StoppedRunner | 'none' | 'other'> {
+  private async read(invocationId: string, tool?: string): Promise<StoppedRunner | 'none' | 'other'> {
+    const name =
+      (tool !== undefined ? this.options.bucketOf?.(tool) : undefined) ??
+      this.options.bucket ??
+      Buckets.toolResults;
     let entry;
     try {
-      const kv = await this.bucket();
+      const kv = await this.bucket(name);
       entry = await kv.get(KvKeys.toolResult(invocationId));
     } catch {
-      this.kv = undefined; // bucket missing or KV unreachable now: bind again at the next read
+      this.kvs.delete(name); // bucket missing or KV unreachable now: bind again at the next read
       return 'other';
     }
     if (!entry || entry.operation !== 'PUT' || entry.length === 0) return 'none';
@@ -134,10 +144,14 @@ export class ClaimWatch {
     };
   }
 
-  private bucket(): Promise<KV> {
+  private bucket(name: string): Promise<KV> {
     // `open` only binds (no bucket lookup); a missing bucket shows as a failed read.
-    this.kv ??= new Kvm(this.nc).open(this.options.bucket ?? Buckets.toolResults);
-    return this.kv;
+    let kv = this.kvs.get(name);
+    if (!kv) {
+      kv = new Kvm(this.nc).open(name);
+      this.kvs.set(name, kv);
+    }
+    return kv;
   }
 }
 

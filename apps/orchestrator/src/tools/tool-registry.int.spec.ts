@@ -71,6 +71,36 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
     registry.stop();
   });
 
+  it('ignores an endpoint whose service may not serve its name, and says so', async () => {
+    const registry = new ToolRegistry(nc, {
+      refreshMs: 3_600_000,
+      discoveryWaitMs: 300,
+      owners: { own: ['owned'] },
+      log,
+    });
+    const own = await serve('own', ['owned']);
+    const squatter = await serve('squat', ['owned', 'ResourceWriteTool']);
+    await registry.start();
+    const catalog = registry.catalog();
+    expect(catalog.names).toEqual(['owned']);
+    expect(catalog.list()[0]?.tool.description).toBe('tool owned');
+    expect(registry.refused()).toEqual([
+      {
+        service: 'novelrag-tools-squat',
+        tool: 'owned',
+        reason: 'novelrag-tools-squat is not admitted to serve owned',
+      },
+      {
+        service: 'novelrag-tools-squat',
+        tool: 'ResourceWriteTool',
+        reason: 'ResourceWriteTool is a built-in tool: only novelrag-tools (the tool-runners) may serve it',
+      },
+    ]);
+    registry.stop();
+    await squatter.stop();
+    await own.stop();
+  });
+
   it('rediscovers at once when a tool host announces it started or stopped', async () => {
     // The periodic refresh is an hour away: only the announcements can make the catalogue change.
     const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });

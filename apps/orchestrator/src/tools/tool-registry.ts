@@ -1,13 +1,21 @@
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { type SchematicTool, ToolCatalog, type ToolCatalogEntry, toolError } from '@novelrag/agenturn';
-import { type ContextLogger, type DiscoveredTool, discoverTools, mapTransportError } from '@novelrag/bus';
-import { Subjects, ToolsChanged } from '@novelrag/contracts';
+import {
+  type ContextLogger,
+  type DiscoveredTool,
+  type RefusedToolEndpoint,
+  discoverTools,
+  mapTransportError,
+} from '@novelrag/bus';
+import { Subjects, type ToolOwners, ToolsChanged, toolResultsBucket } from '@novelrag/contracts';
 
 export interface ToolRegistryOptions {
   /** How often `$SRV.INFO` is asked again. */
   readonly refreshMs: number;
   /** How long one discovery collects answers. */
   readonly discoveryWaitMs?: number;
+  /** Admitted third-party tools (`NOVELRAG_TOOL_OWNERS`): an endpoint whose service may not serve its name is ignored. */
+  readonly owners?: ToolOwners;
   readonly log: ContextLogger;
 }
 
@@ -45,6 +53,7 @@ export class ToolRegistry {
   private changes: Subscription | undefined;
   /** When a name was last looked for by `discoverFor` (epoch ms). */
   private readonly lookedFor = new Map<string, number>();
+  private refusedNow: readonly RefusedToolEndpoint[] = [];
 
   constructor(
     private readonly nc: NatsConnection,
@@ -108,12 +117,21 @@ export class ToolRegistry {
 
   private async discover(): Promise<void> {
     try {
-      const { tools, invalid } = await discoverTools(this.nc, this.options.discoveryWaitMs ?? 500);
+      const { tools, invalid, refused } = await discoverTools(this.nc, this.options.discoveryWaitMs ?? 500, {
+        ...(this.options.owners ? { owners: this.options.owners } : {}),
+      });
       const seen = new Set(tools.map((t) => t.name));
       for (const tool of tools) this.known.set(tool.name, { tool, available: true });
       for (const [name, entry] of this.known) if (!seen.has(name)) entry.available = false;
       for (const bad of invalid)
         this.options.log.warn('tool endpoint ignored', { endpoint: bad.endpoint, reason: bad.reason });
+      for (const bad of refused)
+        this.options.log.warn('tool endpoint refused', {
+          toolService: bad.service,
+          tool: bad.tool,
+          reason: bad.reason,
+        });
+      this.refusedNow = refused;
       this.rebuild();
     } catch (err) {
       this.options.log.warn('tool discovery failed', {
@@ -172,6 +190,15 @@ export class ToolRegistry {
     return answers.every((a) => a === false) ? false : undefined;
   }
 
+  /**
+   * The KV bucket where the principal that serves `name` records its claims and results (`tool-results` for the
+   * built-in tools, `tool-results-<suffix>` for a third-party service); undefined for an unknown tool.
+   */
+  resultsBucketOf(name: string): string | undefined {
+    const service = this.known.get(name)?.tool.service?.name;
+    return service === undefined ? undefined : toolResultsBucket(service);
+  }
+
   /** The declared timeout of a tool, if any. */
   timeoutOf(name: string): number | undefined {
     return this.known.get(name)?.tool.metadata.timeoutMs;
@@ -179,6 +206,14 @@ export class ToolRegistry {
 
   catalog(): ToolCatalog {
     return this.snapshot;
+  }
+
+  /**
+   * The endpoints the last discovery refused (a service offering a name it may not serve, or an answer its instance
+   * did not confirm). They are never in the catalogue: a refused name served by nobody else is simply not callable.
+   */
+  refused(): readonly RefusedToolEndpoint[] {
+    return this.refusedNow;
   }
 
   /** A catalogue that always answers from the latest discovery (handed to a pursuit that may run for long). */

@@ -42,6 +42,19 @@ describe('FolderLock (one process per data folder)', () => {
     await again.release();
   });
 
+  it("takes over a stale lock that records this process's own pid (a container restarted after a crash)", async () => {
+    // Same hostname, same pid (node as PID 1), but written by the previous run: this process never acquired it.
+    const previousRun = { pid: process.pid, host: hostname(), startedAt: '2026-01-01T00:00:00Z' };
+    await writeFile(join(dir, LOCK_FILE), JSON.stringify(previousRun));
+    const lock = await FolderLock.acquire(dir);
+    const now = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as { startedAt: string };
+    expect(now.startedAt).not.toBe(previousRun.startedAt);
+    // While this process holds it, it is still refused a second time, and it is free again after release.
+    await expect(FolderLock.acquire(dir)).rejects.toThrow(`in use by process ${process.pid}`);
+    await lock.release();
+    await (await FolderLock.acquire(dir)).release();
+  });
+
   it('does not remove a lock another owner took since', async () => {
     const lock = await FolderLock.acquire(dir);
     const other = JSON.stringify({ pid: 1, host: 'elsewhere', startedAt: '2026-01-01T00:00:00Z' });

@@ -65,6 +65,21 @@ describe('GOALS stream (real NATS JetStream)', () => {
     msg?.ack();
   });
 
+  it('createOnly (the gateway) creates a missing stream without a consumer and never changes an existing one', async () => {
+    const own = { goals: `${stream}_CO`, goalSubject: `${subject}.co` };
+    const jsm = await jetstreamManager(nc);
+    try {
+      await ensureGoalsStream(nc, own, {}, { createOnly: true });
+      expect((await jsm.streams.info(own.goals)).config.subjects).toEqual([own.goalSubject]);
+      await expect(jsm.consumers.info(own.goals, Streams.goals.consumer)).rejects.toThrow(/not found/i);
+      await jsm.streams.update(own.goals, { max_msgs: 7 });
+      await ensureGoalsStream(nc, own, {}, { createOnly: true });
+      expect((await jsm.streams.info(own.goals)).config.max_msgs).toBe(7);
+    } finally {
+      await jsm.streams.delete(own.goals).catch(() => undefined);
+    }
+  });
+
   it('creates the orchestrator consumer once and never resets its settings on a later boot', async () => {
     const own = { goals: `${stream}_ACK`, goalSubject: `${subject}.ack` };
     const jsm = await jetstreamManager(nc);

@@ -20,15 +20,25 @@ export interface StreamNames {
   readonly traceSubject?: string;
 }
 
-/** Creates (or updates to the expected config) a stream; safe to call from every instance at boot. */
+/**
+ * How a service sets a stream up at boot. The owner (the orchestrator) creates it or updates it to the expected
+ * config and creates its consumer; a user (the gateway) only creates it when missing, so its NATS user needs no right
+ * to change or delete a stream (an update could shrink the trace to nothing).
+ */
+export interface EnsureOptions {
+  readonly createOnly?: boolean;
+}
+
+/** Creates (or, unless `createOnly`, updates to the expected config) a stream; safe to call from every instance. */
 async function ensureStream(
   nc: NatsConnection,
   config: Partial<StreamConfig> & { name: string },
+  options: EnsureOptions = {},
 ): Promise<void> {
   const jsm = await jetstreamManager(nc);
   try {
     await jsm.streams.info(config.name);
-    await jsm.streams.update(config.name, config);
+    if (!options.createOnly) await jsm.streams.update(config.name, config);
   } catch (err) {
     if (err instanceof Error && /not found/i.test(err.message)) {
       await jsm.streams.add(config);
@@ -47,15 +57,22 @@ export async function ensureGoalsStream(
   nc: NatsConnection,
   names: StreamNames = {},
   consumer: { ackWaitMs?: number } = {},
+  options: EnsureOptions = {},
 ): Promise<void> {
   const name = names.goals ?? Streams.goals.name;
-  await ensureStream(nc, {
-    name,
-    subjects: [names.goalSubject ?? Subjects.goalSubmitted],
-    retention: RetentionPolicy.Workqueue,
-    storage: StorageType.File,
-    duplicate_window: ms(Streams.goals.duplicateWindowMs),
-  });
+  await ensureStream(
+    nc,
+    {
+      name,
+      subjects: [names.goalSubject ?? Subjects.goalSubmitted],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      duplicate_window: ms(Streams.goals.duplicateWindowMs),
+    },
+    options,
+  );
+  // A work queue keeps its messages until the consumer (created by its owner) takes them.
+  if (options.createOnly) return;
   const jsm = await jetstreamManager(nc);
   try {
     await jsm.consumers.info(name, Streams.goals.consumer);
@@ -77,15 +94,23 @@ export async function ensureGoalsStream(
 }
 
 /** The `TRACE` stream (bounded by age and bytes) that SSE replays from. */
-export async function ensureTraceStream(nc: NatsConnection, names: StreamNames = {}): Promise<void> {
-  await ensureStream(nc, {
-    name: names.trace ?? Streams.trace.name,
-    subjects: [names.traceSubject ?? Subjects.traceAll],
-    retention: RetentionPolicy.Limits,
-    storage: StorageType.File,
-    max_age: ms(Streams.trace.maxAgeMs),
-    max_bytes: Streams.trace.maxBytes,
-  });
+export async function ensureTraceStream(
+  nc: NatsConnection,
+  names: StreamNames = {},
+  options: EnsureOptions = {},
+): Promise<void> {
+  await ensureStream(
+    nc,
+    {
+      name: names.trace ?? Streams.trace.name,
+      subjects: [names.traceSubject ?? Subjects.traceAll],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: ms(Streams.trace.maxAgeMs),
+      max_bytes: Streams.trace.maxBytes,
+    },
+    options,
+  );
 }
 
 export interface SubmitResult {

@@ -1,11 +1,13 @@
-import { Svcm } from '@nats-io/services';
+import { type ServiceInfo, Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { mapTransportError } from '../request';
 import {
   type ToolDescriptor,
+  type ToolOwners,
   decodeToolMetadata,
   isToolServiceName,
   toolFromInvokeSubject,
+  toolOwnershipProblem,
 } from '@novelrag/contracts';
 
 export interface DiscoveredTool extends ToolDescriptor {
@@ -21,56 +23,126 @@ export interface InvalidToolEndpoint {
   readonly reason: string;
 }
 
+/** An endpoint ignored because its service may not serve that tool name, or its answer could not be confirmed. */
+export interface RefusedToolEndpoint {
+  readonly service: string;
+  readonly tool: string;
+  readonly reason: string;
+}
+
 export interface ToolDiscovery {
   readonly tools: DiscoveredTool[];
   /** Endpoints that look like tools but whose metadata does not decode (reported, never silently dropped). */
   readonly invalid: InvalidToolEndpoint[];
+  /** Endpoints whose owner may not serve them (reported, never used). */
+  readonly refused: RefusedToolEndpoint[];
 }
 
+export interface DiscoveryOptions {
+  /** Admitted third-party tools (see `toolOwnershipProblem`); without it only built-in names are reserved. */
+  readonly owners?: ToolOwners;
+}
+
+const INSTANCE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 /**
- * Every tool on the bus now: endpoints `novelrag.tools.<name>.invoke` of micro services named `novelrag-tools[-*]`,
- * from any process in any language, found with a `$SRV.INFO` scatter-gather bounded by `waitMs`.
+ * Asks the instance itself, on `$SRV.INFO.<name>.<id>`: only the identity that owns the micro service `<name>` may
+ * subscribe there, so the answer is authentic, whoever answered the open `$SRV.INFO` (any identity may).
  */
-export async function discoverTools(nc: NatsConnection, waitMs = 750): Promise<ToolDiscovery> {
+async function confirm(
+  nc: NatsConnection,
+  claimed: ServiceInfo,
+  waitMs: number,
+): Promise<ServiceInfo | null> {
+  if (!INSTANCE_ID.test(claimed.id)) return null;
+  try {
+    const reply = await nc.request(`$SRV.INFO.${claimed.name}.${claimed.id}`, '', {
+      timeout: Math.max(1_000, waitMs),
+    });
+    const info = reply.json<ServiceInfo>();
+    return info.name === claimed.name && info.id === claimed.id ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The tool services that answered `$SRV.INFO`, each confirmed by its own instance. */
+async function toolServices(nc: NatsConnection, waitMs: number, refused: RefusedToolEndpoint[]) {
   const client = new Svcm(nc as never).client({ strategy: 'timer', maxWait: waitMs });
-  const tools = new Map<string, DiscoveredTool>();
-  const invalid: InvalidToolEndpoint[] = [];
+  const claimed: ServiceInfo[] = [];
   try {
     for await (const info of await client.info()) {
-      if (!isToolServiceName(info.name)) continue;
-      for (const endpoint of info.endpoints ?? []) {
-        const name = toolFromInvokeSubject(endpoint.subject);
-        if (!name) continue;
-        const known = tools.get(name);
-        if (known) {
-          const serviceNames = known.serviceNames.includes(info.name)
-            ? known.serviceNames
-            : [...known.serviceNames, info.name];
-          tools.set(name, { ...known, instances: known.instances + 1, serviceNames });
-          continue;
-        }
-        try {
-          tools.set(name, {
-            name,
-            subject: endpoint.subject,
-            metadata: decodeToolMetadata(endpoint.metadata ?? {}),
-            available: true,
-            service: { name: info.name, version: info.version },
-            instances: 1,
-            serviceNames: [info.name],
-          });
-        } catch (err) {
-          invalid.push({
-            service: info.name,
-            endpoint: endpoint.subject,
-            reason: err instanceof Error ? err.message : String(err),
-          });
-        }
-      }
+      // One claim per instance: a forged answer naming a real instance is confirmed (by that instance) only once.
+      if (isToolServiceName(info.name) && !claimed.some((c) => c.name === info.name && c.id === info.id))
+        claimed.push(info);
     }
   } catch (err) {
     // `$SRV.INFO` with nobody serving anything is an empty answer (every host gone), not a failed discovery.
     if (mapTransportError(err, '$SRV.INFO', waitMs).code !== 'NO_RESPONDERS') throw err;
   }
-  return { tools: [...tools.values()].sort((a, b) => a.name.localeCompare(b.name)), invalid };
+  const confirmed = await Promise.all(claimed.map((info) => confirm(nc, info, waitMs)));
+  const services: ServiceInfo[] = [];
+  claimed.forEach((unconfirmed, i) => {
+    const info = confirmed[i];
+    if (info) return void services.push(info);
+    for (const endpoint of unconfirmed.endpoints ?? []) {
+      const tool = toolFromInvokeSubject(endpoint.subject);
+      const reason = `instance ${unconfirmed.id} did not confirm its discovery answer on its own subject`;
+      if (tool) refused.push({ service: unconfirmed.name, tool, reason });
+    }
+  });
+  return services;
+}
+
+/**
+ * Every tool on the bus now: endpoints `novelrag.tools.<name>.invoke` of micro services named `novelrag-tools[-*]`,
+ * from any process in any language, found with a `$SRV.INFO` scatter-gather bounded by `waitMs`, each answer
+ * confirmed by the instance on its own subject, and each endpoint kept only when its service may serve that name
+ * (a built-in name only by the tool-runners, an admitted name only by its service); the others are `refused`.
+ */
+export async function discoverTools(
+  nc: NatsConnection,
+  waitMs = 750,
+  options: DiscoveryOptions = {},
+): Promise<ToolDiscovery> {
+  const tools = new Map<string, DiscoveredTool>();
+  const invalid: InvalidToolEndpoint[] = [];
+  const refused: RefusedToolEndpoint[] = [];
+  for (const info of await toolServices(nc, waitMs, refused)) {
+    for (const endpoint of info.endpoints ?? []) {
+      const name = toolFromInvokeSubject(endpoint.subject);
+      if (!name) continue;
+      const problem = toolOwnershipProblem(info.name, name, options.owners);
+      if (problem) {
+        refused.push({ service: info.name, tool: name, reason: problem });
+        continue;
+      }
+      const known = tools.get(name);
+      if (known) {
+        const serviceNames = known.serviceNames.includes(info.name)
+          ? known.serviceNames
+          : [...known.serviceNames, info.name];
+        tools.set(name, { ...known, instances: known.instances + 1, serviceNames });
+        continue;
+      }
+      try {
+        tools.set(name, {
+          name,
+          subject: endpoint.subject,
+          metadata: decodeToolMetadata(endpoint.metadata ?? {}),
+          available: true,
+          service: { name: info.name, version: info.version },
+          instances: 1,
+          serviceNames: [info.name],
+        });
+      } catch (err) {
+        invalid.push({
+          service: info.name,
+          endpoint: endpoint.subject,
+          reason: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }
+  }
+  return { tools: [...tools.values()].sort((a, b) => a.name.localeCompare(b.name)), invalid, refused };
 }

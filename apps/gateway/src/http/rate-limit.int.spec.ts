@@ -1,0 +1,75 @@
+import 'reflect-metadata';
+import { startService, type RunningService } from '@novelrag/bus';
+import { startNats, type NatsServerHandle } from '@novelrag/testkit';
+import { connect } from '@nats-io/transport-node';
+import type { GatewayEnv } from '../config';
+import { gatewayDefinition } from '../service.definition';
+import { KvRateLimiter } from './rate-limiter';
+
+const KEY = 'test-key-0123456789abcdef';
+const OTHER_KEY = 'other-key-0123456789abcdef';
+
+describe('gateway rate limit shared by every gateway instance (real NATS KV)', () => {
+  let nats: NatsServerHandle;
+  let gateways: RunningService<GatewayEnv>[];
+
+  const get = (gateway: RunningService<GatewayEnv>, path: string, key: string | null = KEY) =>
+    fetch(`${gateway.url!}${path}`, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    const env = {
+      NATS_URL: nats.url,
+      PORT: '0',
+      NOVELRAG_API_KEYS: `${KEY},${OTHER_KEY}`,
+      NOVELRAG_LOG_LEVEL: 'silent',
+      NOVELRAG_RATE_LIMIT_PER_MIN: '3',
+    };
+    gateways = [await startService(gatewayDefinition, env), await startService(gatewayDefinition, env)];
+  });
+
+  afterAll(async () => {
+    for (const gateway of gateways ?? []) await gateway.close();
+    await nats?.stop();
+  });
+
+  it('counts one key across instances, says so in RateLimit-* headers, and answers 429 past the limit', async () => {
+    const [a, b] = [gateways[0]!, gateways[1]!];
+    const remaining: (string | null)[] = [];
+    for (const gateway of [a, a, b]) {
+      const res = await get(gateway, '/v1/goals?limit=1');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-limit')).toBe('3');
+      expect(Number(res.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+      remaining.push(res.headers.get('ratelimit-remaining'));
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+
+    for (const gateway of [b, a]) {
+      const refused = await get(gateway, '/v1/goals?limit=1');
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+    }
+
+    // Another key has its own budget; health stays reachable without a key and without counting.
+    const other = await get(b, '/v1/goals?limit=1', OTHER_KEY);
+    expect(other.status).toBe(200);
+    expect(other.headers.get('ratelimit-remaining')).toBe('2');
+    expect((await get(a, '/health/live', null)).status).toBe(200);
+  });
+
+  it('counts in the instance alone while the bucket cannot be reached, and logs that once', async () => {
+    const nc = await connect({ servers: nats.url });
+    await nc.close();
+    const warnings: string[] = [];
+    const logger = { warn: (msg: string) => warnings.push(msg), info: () => undefined };
+    const limiter = new KvRateLimiter(nc, { limit: 1, windowMs: 60_000 }, logger as never);
+    expect(await limiter.take('p')).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await limiter.take('p')).toMatchObject({ allowed: false });
+    expect(warnings).toEqual(['rate-limit bucket unreachable: counting in this instance only']);
+  });
+});
