@@ -49,6 +49,21 @@ export const COMMANDS = {
     min: 1,
     max: Infinity,
   },
+  chat: {
+    summary: 'ask the assistant (plans, runs tools in parallel, answers with suggested next inputs) and follow it',
+    usage:
+      'chat "<message>" [--lang zh] [--thread <id>] [--belief <text>]... [--max-steps N] [--idempotency-key K] [--yes|--no] [--detach] [--wait ms] [--verbose]',
+    options: {
+      ...FOLLOW,
+      lang: { type: 'string' },
+      thread: { type: 'string' },
+      belief: { type: 'string', multiple: true },
+      'max-steps': { type: 'string' },
+      'idempotency-key': { type: 'string' },
+    },
+    min: 1,
+    max: Infinity,
+  },
   follow: {
     summary: "follow a goal's trace (replayed from the start, then live)",
     usage: 'follow <goalId> [--yes|--no] [--wait ms] [--verbose]',

@@ -30,6 +30,16 @@ export const OrchestratorEnv = z
       .describe(
         'Rounds the loop makes before a tool may run (the refinement verdict is asked at least this often).',
       ),
+    NOVELRAG_ASSISTANT_MAX_ROUNDS: int(1, 50)
+      .default(4)
+      .describe(
+        'Thinking rounds of an `assistant` goal before its answer is forced from what is known (each round may run a group of tool calls).',
+      ),
+    NOVELRAG_PARALLEL_TOOL_CALLS: int(1, 32)
+      .default(4)
+      .describe(
+        'Most tool calls one step may run at the same time (an `assistant` thinking round; extra planned calls are dropped).',
+      ),
     NOVELRAG_WALL_CLOCK_MS: int(1_000, 24 * 60 * 60_000)
       .default(10 * 60_000)
       .describe('Default wall-clock budget of a goal.'),

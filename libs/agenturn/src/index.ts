@@ -73,6 +73,7 @@ export { ToolCatalog } from './tool/tool-catalog';
 export type { ToolCatalogEntry } from './tool/tool-catalog';
 export type { ToolExecutor } from './tool/tool-executor';
 export { InProcessToolExecutor } from './tool/in-process-tool-executor';
+export { paramProblem } from './tool/param-check';
 export type { InProcessToolExecutorOptions } from './tool/in-process-tool-executor';
 
 // memory (thread-scoped: session summary, episodic and semantic memories)

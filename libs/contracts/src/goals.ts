@@ -54,9 +54,9 @@ export type Beliefs = z.infer<typeof Beliefs>;
 /**
  * The kind of agent that pursues a goal. `novelrag` is the four-phase action-determine loop (assess, discover, refine,
  * decide), the default: a submission or record without `agent` (every record written before the field existed) is
- * pursued by it.
+ * pursued by it. `assistant` plans, runs independent tool tasks in parallel and answers with suggested next inputs.
  */
-export const AgentKind = z.enum(['novelrag']);
+export const AgentKind = z.enum(['novelrag', 'assistant']);
 export type AgentKind = z.infer<typeof AgentKind>;
 export const DEFAULT_AGENT_KIND: AgentKind = 'novelrag';
 
@@ -190,6 +190,8 @@ export const GoalRecord = z.strictObject({
   limits: GoalLimits,
   steps: z.array(StepRecord),
   assessment: PursuitAssessment.optional(),
+  /** The agent kind's own checkpoint state (a JSON object the kind parses with its own schema), when it keeps one. */
+  agentState: JsonObject.optional(),
   pendingInteraction: PendingInteraction.optional(),
   /** Set between the decision of a step and its checkpointed outcome. */
   inFlight: InFlightStep.optional(),

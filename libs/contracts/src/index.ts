@@ -248,9 +248,25 @@ export {
   WriteOrigin,
 } from './resources';
 
+// the assistant agent kind
+export {
+  AssistantAction,
+  AssistantAnswer,
+  AssistantCheckpoint,
+  AssistantStateName,
+  AssistantTask,
+  AssistantTaskStatus,
+  AssistantTaskView,
+  AssistantThought,
+} from './assistant';
+
 // trace
 export {
   AnalysisVerdictEvent,
+  AssistantOutputEvent,
+  AssistantPlanEvent,
+  AssistantStateEvent,
+  AssistantToolsEvent,
   AssessmentEvent,
   ContextUpdatedEvent,
   DecisionEvent,

@@ -73,6 +73,7 @@ import {
   ToolsChanged,
 } from './tools';
 import { TraceEvent } from './trace';
+import { AssistantAnswer, AssistantCheckpoint, AssistantThought } from './assistant';
 import { MicroInfoResponse, MicroPingResponse, MicroStatsResponse } from './micro';
 
 /** Every wire and stored message by name (the names are the JSON Schema file names). */
@@ -115,6 +116,10 @@ export const CONTRACT_SCHEMAS = {
   RefinementDecision,
   WorkspaceState,
   FinalizeArgs,
+  // the assistant agent kind
+  AssistantThought,
+  AssistantAnswer,
+  AssistantCheckpoint,
   // trace
   TraceEvent,
   // resources

@@ -28,6 +28,10 @@ describe('TraceEvent', () => {
         'llm.call',
         'resolution',
         'limit.hit',
+        'assistant.state',
+        'assistant.plan',
+        'assistant.tools',
+        'assistant.output',
       ].sort(),
     );
     expect(TraceKind.safeParse('goal.paused').success).toBe(false);

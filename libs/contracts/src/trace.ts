@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AssistantAction, AssistantStateName, AssistantTaskView } from './assistant';
 import {
   ActionDecision,
   DiscoveryPlan,
@@ -148,6 +149,34 @@ export const LimitHitEvent = event('limit.hit', {
   value: z.number().nonnegative(),
 });
 
+/** The assistant kind moved to another state (`round`: thinking rounds so far). */
+export const AssistantStateEvent = event('assistant.state', {
+  from: AssistantStateName,
+  to: AssistantStateName,
+  round: z.number().int().nonnegative(),
+  reason: Text.optional(),
+});
+/** The assistant's plan and next action after a thinking round. */
+export const AssistantPlanEvent = event('assistant.plan', {
+  round: z.number().int().min(1),
+  plan: z.array(Text),
+  action: AssistantAction,
+  analysis: Text,
+  tasks: z.array(z.strictObject({ tool: Text, instruction: Text })),
+});
+/** A group of tool tasks dispatched together (`running`) or finished together (`finished`): they run in parallel. */
+export const AssistantToolsEvent = event('assistant.tools', {
+  round: z.number().int().min(1),
+  phase: z.enum(['running', 'finished']),
+  tasks: z.array(AssistantTaskView),
+});
+/** The assistant's answer with suggested next inputs; `forced` when the thinking rounds ran out first. */
+export const AssistantOutputEvent = event('assistant.output', {
+  content: Text,
+  suggestions: z.array(Text),
+  forced: z.boolean(),
+});
+
 export const TraceEvent = z.discriminatedUnion('kind', [
   GoalAcceptedEvent,
   GoalStartedEvent,
@@ -171,6 +200,10 @@ export const TraceEvent = z.discriminatedUnion('kind', [
   LlmCallEvent,
   ResolutionEvent,
   LimitHitEvent,
+  AssistantStateEvent,
+  AssistantPlanEvent,
+  AssistantToolsEvent,
+  AssistantOutputEvent,
 ]);
 export type TraceEvent = z.infer<typeof TraceEvent>;
 export type TraceKind = TraceEvent['kind'];

@@ -52,11 +52,22 @@ function goalBody(cmd: ParsedCommand, text: string): Record<string, unknown> {
 }
 
 /** `goal "<request>"`: submits the request (or goal) and follows it. */
-export const submitGoal: CommandHandler = async (cmd, client, io) => {
+export const submitGoal: CommandHandler = (cmd, client, io) => submitWith(cmd, client, io, {});
+
+/** `chat "<message>"`: submits the message to the `assistant` agent kind and follows it. */
+export const chat: CommandHandler = (cmd, client, io) =>
+  submitWith(cmd, client, io, { agent: 'assistant' });
+
+async function submitWith(
+  cmd: ParsedCommand,
+  client: GatewayClient,
+  io: CliIo,
+  extra: Record<string, unknown>,
+): Promise<number> {
   const text = cmd.text;
   if (!text) throw usageError('the request text is empty');
   answerPolicy(cmd);
-  const body = goalBody(cmd, text);
+  const body = { ...goalBody(cmd, text), ...extra };
   // Always keyed, so the client may repeat the submit after a 503 without creating a second goal.
   const key = stringOption(cmd.values, 'idempotency-key') ?? `cli-${randomUUID()}`;
   const accepted = await client.request('/v1/goals', GoalAccepted, {
@@ -67,7 +78,7 @@ export const submitGoal: CommandHandler = async (cmd, client, io) => {
   if (cmd.global.json) io.out(JSON.stringify({ type: 'accepted', ...accepted }));
   else io.out(io.style.dim(`goal ${accepted.goalId} ${accepted.status}`));
   return followAndReport(client, accepted.goalId, cmd, io);
-};
+}
 
 /** `follow <goalId>`: follows an existing goal (404 before following when it does not exist). */
 export const followExisting: CommandHandler = async (cmd, client, io) => {

@@ -5,7 +5,7 @@ import type { CliIo } from '../io';
 import { backlog } from './backlog-command';
 import type { CommandHandler } from './command-handler';
 import { tools } from './tools-command';
-import { followExisting, pursueNext, submitGoal } from './goal-commands';
+import { chat, followExisting, pursueNext, submitGoal } from './goal-commands';
 import {
   answerInteraction,
   cancelGoal,
@@ -22,6 +22,7 @@ import {
 const HANDLERS: Readonly<Record<CommandName, CommandHandler>> = {
   help: () => Promise.resolve(CLI_EXIT.ok), // printed by runCommand: `help` always sets cmd.help
   goal: submitGoal,
+  chat,
   follow: followExisting,
   next: pursueNext,
   goals: listGoals,

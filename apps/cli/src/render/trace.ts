@@ -1,4 +1,10 @@
 import type { GoalOutcome, RuntimeEvent, TraceEvent, TraceEventOf, TraceKind } from '@novelrag/contracts';
+import {
+  renderAssistantOutput,
+  renderAssistantPlan,
+  renderAssistantState,
+  renderAssistantTools,
+} from './assistant-trace';
 import { clip, compactJson, list, oneLine, type Style } from './text';
 
 export interface TraceRenderOptions {
@@ -34,6 +40,13 @@ export function phaseOf(event: TraceEvent): string | undefined {
     case 'goal.failed':
     case 'goal.abandoned':
     case 'goal.cancelled':
+      return 'outcome';
+    case 'assistant.state':
+    case 'assistant.plan':
+      return 'thinking';
+    case 'assistant.tools':
+      return 'tool';
+    case 'assistant.output':
       return 'outcome';
     case 'goal.accepted':
     case 'goal.started':
@@ -181,6 +194,10 @@ const RENDERERS: { readonly [K in TraceKind]: Renderer<K> } = {
   'goal.failed': renderEnd,
   'goal.abandoned': renderEnd,
   'goal.cancelled': renderEnd,
+  'assistant.state': renderAssistantState,
+  'assistant.plan': renderAssistantPlan,
+  'assistant.tools': renderAssistantTools,
+  'assistant.output': renderAssistantOutput,
 };
 
 /** One readable line per trace event (undefined: not shown at this verbosity). */

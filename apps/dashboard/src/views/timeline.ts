@@ -1,5 +1,6 @@
 import type { TraceEvent, TraceEventOf, TraceKind } from '@novelrag/contracts';
 import { badge, duration, field, h, jsonBlock, list, time } from '../dom';
+import { ASSISTANT } from './assistant-timeline';
 
 type Render<K extends TraceKind> = (e: TraceEventOf<K>) => HTMLElement | null;
 type Renderers = { [K in TraceKind]: Render<K> };
@@ -106,7 +107,7 @@ const PHASES: Pick<
 };
 
 /** Tool steps, their interactions and runtime output, model calls, the resolution and limits. */
-const ACTIONS: Omit<Renderers, keyof typeof LIFECYCLE | keyof typeof PHASES> = {
+const ACTIONS: Omit<Renderers, keyof typeof LIFECYCLE | keyof typeof PHASES | keyof typeof ASSISTANT> = {
   'operation.dispatched': (e) =>
     div(
       h('b', {}, e.tool),
@@ -152,7 +153,7 @@ const ACTIONS: Omit<Renderers, keyof typeof LIFECYCLE | keyof typeof PHASES> = {
   'limit.hit': (e) => div(`limit ${e.limit}: ${e.value} of ${e.max}`),
 };
 
-const RENDERERS: Renderers = { ...LIFECYCLE, ...PHASES, ...ACTIONS };
+const RENDERERS: Renderers = { ...LIFECYCLE, ...PHASES, ...ACTIONS, ...ASSISTANT };
 
 /** One trace event as a timeline entry: each phase shows what the loop decided, not just that it ran. */
 export function timelineEntry(event: TraceEvent): HTMLElement {

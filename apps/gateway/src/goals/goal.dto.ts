@@ -97,7 +97,8 @@ export class SubmitGoalDto {
   @ApiPropertyOptional({
     enum: AgentKind.options,
     default: 'novelrag',
-    description: 'The kind of agent that pursues the goal (novelrag: the four-phase action-determine loop)',
+    description:
+      'The kind of agent that pursues the goal (novelrag: the four-phase action-determine loop; assistant: plans, runs independent tools in parallel and answers with suggested next inputs)',
   })
   @IsOptional()
   @IsIn(AgentKind.options, { message: `agent must be one of: ${AgentKind.options.join(', ')}` })

@@ -18,6 +18,7 @@ import {
 } from '@novelrag/agenturn';
 import type { GoalRecord, ToolWorkspace, WorkspaceState } from '@novelrag/contracts';
 import type { LoopObserver, ResourceReader } from '../loop';
+import type { GoalTraceDraft } from '../pursuit/trace';
 
 /** What a kind resumes from: everything the checkpoint holds of earlier pursuits of the goal. */
 export interface AgentResume {
@@ -27,6 +28,21 @@ export interface AgentResume {
   readonly replay?: OperationPlan;
   /** The goal record as picked up (the kind's own checkpoint data, e.g. `assessment`, lives there). */
   readonly record: GoalRecord;
+}
+
+/**
+ * Checkpoints for a kind that runs its own state machine instead of a GoalExecutor (which calls `hooks` itself). A
+ * rejection means the pursuit must not go on (as for `hooks`).
+ */
+export interface AgentCheckpoints {
+  /** Writes the kind's checkpoint data (`AgentRun.checkpointData`) and the token usage now. */
+  save(): Promise<void>;
+  /**
+   * Records steps executed together (e.g. parallel tool calls), numbered after `executed`, in one write with the kind's
+   * checkpoint data: a crash leaves either none or all of them recorded, so step numbers (and invocation ids) stay
+   * consistent with the kind's own state.
+   */
+  steps(executed: readonly OperationOutcome[], group: readonly OperationOutcome[]): Promise<void>;
 }
 
 /** Bounds of one pursuit. */
@@ -73,6 +89,10 @@ export interface AgentContext {
    * given them). A rejection means the pursuit must not go on.
    */
   readonly hooks: GoalExecutorHooks;
+  /** Checkpoints for kinds that do not pursue through a GoalExecutor. */
+  readonly checkpoints: AgentCheckpoints;
+  /** Publishes a trace event of the goal (the kind's own events; never throws, never blocks). */
+  readonly emit: (event: GoalTraceDraft) => void;
 }
 
 /** One pursuit of one goal by a kind, started by `AgentKindDefinition.start`. */
@@ -80,7 +100,7 @@ export interface AgentRun {
   /** Pursues the goal to an outcome. Never rejects (every ending is an outcome). */
   pursue(): Promise<PursuitOutcome>;
   /** The kind's checkpoint data, stored with every checkpoint and handed back through `resume.record`. */
-  checkpointData(): Partial<Pick<GoalRecord, 'assessment'>>;
+  checkpointData(): Partial<Pick<GoalRecord, 'assessment' | 'agentState'>>;
   /** The thread workspace to keep (after each step and at the end); undefined keeps the thread's as it is. */
   workspace(): WorkspaceState | undefined;
   /** What the kind's context shows of the workspace, sent with each tool call so content tools read the same. */

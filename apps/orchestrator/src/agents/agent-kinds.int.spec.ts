@@ -1,33 +1,21 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import {
-  type ActionDeterminer,
-  InProcessToolExecutor,
-  ToolCatalog,
-  operationPlan,
-  resolution,
-} from '@novelrag/agenturn';
+import { type ActionDeterminer, ToolCatalog, operationPlan, resolution } from '@novelrag/agenturn';
 import { fakeTool } from '@novelrag/agenturn/testing';
 import {
   type GoalStore,
   KvGoalStore,
-  KvThreadLeases,
   KvThreadStore,
   type ThreadStore,
-  TracePublisher,
   ensureTraceStream,
   newGoalRecord,
 } from '@novelrag/bus';
 import { DEFAULT_AGENT_KIND, GoalSubmission, SCHEMA_VERSION, emptyWorkspace } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
-import { RunningGoals } from '../bus/running-goals';
 import { pursueGoal } from '../pursuit/pickup';
-import type { PursuitDeps } from '../pursuit/types';
 import { type AgentContext, type AgentKindDefinition, AgentRegistry, executeWith } from './agent-kind';
-import { silentLog, testSettings } from '../test/pursuit-fixtures';
+import { inProcessDeps } from '../test/in-process-deps';
 
 jest.setTimeout(30_000);
-
-const log = silentLog;
 
 /**
  * A tiny agent kind: it shouts the goal through the `shout` tool once, then resolves with what the tool said. It
@@ -81,28 +69,14 @@ describe('agent kinds (real NATS)', () => {
     const shout = fakeTool({ name: 'shout', result: (params) => String(params['text']).toUpperCase() });
     const catalog = new ToolCatalog([shout]);
     const agent = new ShoutAgent();
-    const deps: PursuitDeps = {
+    const deps = await inProcessDeps({
+      nc,
       store,
       threads,
-      leases: await KvThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 }),
-      tools: { live: () => catalog, discoverFor: () => Promise.resolve() },
-      executors: () => {
-        const inProcess = new InProcessToolExecutor(catalog);
-        return {
-          execute: (plan, ctx, signal) => inProcess.execute(plan, ctx, signal),
-          current: () => undefined,
-        };
-      },
+      catalog,
       agents: new AgentRegistry().register(DEFAULT_AGENT_KIND, agent),
-      publisher: new TracePublisher(nc),
-      model: {} as PursuitDeps['model'],
-      renderer: {} as PursuitDeps['renderer'],
-      resources: {} as PursuitDeps['resources'],
-      running: new RunningGoals(),
-      backlog: { add: () => undefined },
-      settings: { ...testSettings, maxSteps: 5, maxIterations: 1 },
-      log,
-    };
+      settings: { maxSteps: 5, maxIterations: 1 },
+    });
     const submission = GoalSubmission.parse({
       schemaVersion: SCHEMA_VERSION,
       goalId: uniqueName('g-kind').replace(/[^A-Za-z0-9_-]/g, '_'),

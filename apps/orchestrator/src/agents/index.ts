@@ -1,5 +1,14 @@
 // Agent kinds: the port the durability code pursues a goal through, the registry of kinds, and the kinds themselves.
 export { AgentRegistry, ResumingDeterminer, executeWith } from './agent-kind';
-export type { AgentContext, AgentKindDefinition, AgentLimits, AgentResume, AgentRun } from './agent-kind';
+export type {
+  AgentCheckpoints,
+  AgentContext,
+  AgentKindDefinition,
+  AgentLimits,
+  AgentResume,
+  AgentRun,
+} from './agent-kind';
 export { NovelragAgent, defaultAgents } from './novelrag-agent';
 export type { NovelragAgentOptions, Planner } from './novelrag-agent';
+export { AssistantAgent, DEFAULT_ASSISTANT_SETTINGS } from './assistant';
+export type { AssistantSettings } from './assistant';

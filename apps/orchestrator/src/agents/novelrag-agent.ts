@@ -10,6 +10,7 @@ import {
   type AgentRun,
   executeWith,
 } from './agent-kind';
+import { AssistantAgent, type AssistantSettings } from './assistant';
 
 /** What the kind needs from its planner: decisions plus the state it checkpoints. */
 export type Planner = ActionDeterminer &
@@ -53,7 +54,12 @@ export class NovelragAgent implements AgentKindDefinition {
   }
 }
 
-/** The kinds an orchestrator runs: `novelrag` (the default). */
-export function defaultAgents(options: NovelragAgentOptions = {}): AgentRegistry {
-  return new AgentRegistry().register(DEFAULT_AGENT_KIND, new NovelragAgent(options));
+/** The kinds an orchestrator runs: `novelrag` (the default) and `assistant`. */
+export function defaultAgents(
+  options: NovelragAgentOptions = {},
+  assistant: Partial<AssistantSettings> = {},
+): AgentRegistry {
+  return new AgentRegistry()
+    .register(DEFAULT_AGENT_KIND, new NovelragAgent(options))
+    .register('assistant', new AssistantAgent(assistant));
 }

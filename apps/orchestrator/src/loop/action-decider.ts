@@ -160,7 +160,8 @@ export class ActionDecider {
   }
 }
 
-function definitionOf(tool: SchematicTool): ToolDefinition {
+/** A tool as the model is offered it: its description (with prerequisites and output) and its JSON input schema. */
+export function definitionOf(tool: SchematicTool): ToolDefinition {
   const parts = [tool.description];
   if (tool.prerequisites) parts.push(`Prerequisites: ${tool.prerequisites}`);
   if (tool.outputDescription) parts.push(`Expected output: ${tool.outputDescription}`);

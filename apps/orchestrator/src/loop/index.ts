@@ -4,3 +4,5 @@ export { ActionDetermineLoop } from './action-determine-loop';
 export type { ActionDetermineLoopOptions } from './action-determine-loop';
 export { LlmGoalTranslator } from './goal-translator';
 export type { LlmGoalTranslatorOptions } from './goal-translator';
+export { ModelCalls, cancellable, throwIfAborted } from './model-calls';
+export { definitionOf } from './action-decider';

@@ -21,7 +21,10 @@ export type LoopPurpose =
   | 'action_decision'
   | 'refinement_analysis'
   | 'goal_translation'
-  | 'goal_decider';
+  | 'goal_decider'
+  | 'assistant_think'
+  | 'assistant_tool_input'
+  | 'assistant_output';
 
 /**
  * The purpose passed to the ChatModel, which picks the model per purpose (`NOVELRAG_MODELS=decide=gpt-4o,...`): short
@@ -35,6 +38,9 @@ const MODEL_PURPOSE: Readonly<Record<LoopPurpose, string>> = {
   refinement_analysis: 'analyze',
   goal_translation: 'translate',
   goal_decider: 'goal_decider',
+  assistant_think: 'think',
+  assistant_tool_input: 'tool_input',
+  assistant_output: 'output',
 };
 
 export interface PromptSpec {

@@ -23,7 +23,7 @@ import { GoalExecutionContext } from './execution-context';
 import { type AppliedLimits, type FinishOptions, finalOutcome, finishGoal } from './finish';
 import { GoalInteractions, notPending } from './interactions';
 import { earlyOutcome, outcomeOfStep } from './records';
-import { stepCheckpoints } from './step-checkpoints';
+import { agentCheckpoints, stepCheckpoints } from './step-checkpoints';
 import {
   FINISHED,
   type PursuitEnd,
@@ -301,6 +301,14 @@ export class PursuitRun implements RunningGoal {
       inFlight && inFlight.index === record.steps.length
         ? operationPlan(inFlight.plan.tool, inFlight.plan.params, inFlight.plan.reason)
         : undefined;
+    const checkpointing = {
+      goalId: record.goalId,
+      checkpoint,
+      trace,
+      threads: deps.threads,
+      stop: this.stop,
+      run: () => started.run,
+    };
     const run = agent.start({
       goal: this.goalOf(goalText, record),
       resume: { executedSteps: record.steps.map(outcomeOfStep), ...(replay ? { replay } : {}), record },
@@ -329,14 +337,9 @@ export class PursuitRun implements RunningGoal {
         minIterations: deps.settings.minIterations,
       },
       signal: this.stop.signal,
-      hooks: stepCheckpoints({
-        goalId: record.goalId,
-        checkpoint,
-        trace,
-        threads: deps.threads,
-        stop: this.stop,
-        run: () => started.run,
-      }),
+      hooks: stepCheckpoints(checkpointing),
+      checkpoints: agentCheckpoints(checkpointing),
+      emit: (event) => trace.emit(event),
     });
     started.run = run;
     return this.settle(await run.pursue(), run, bounds.limits);

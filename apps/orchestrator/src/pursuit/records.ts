@@ -47,7 +47,7 @@ export function fitRecord(record: GoalRecord, maxBytes = MAX_RECORD_BYTES): Goal
 /** The queued record of a submission (what the gateway stores before it publishes; also used when it is missing). */
 
 /** A tool's own error code when it is one of ours, TOOL_FAILED otherwise (the message keeps the detail). */
-function envelopeOf(code: string | undefined, message: string): ErrorEnvelope {
+export function envelopeOf(code: string | undefined, message: string): ErrorEnvelope {
   const known = ErrorCode.safeParse(code);
   return errorEnvelope(known.success ? known.data : 'TOOL_FAILED', message || 'the step failed');
 }

@@ -1,6 +1,6 @@
 import type { GoalExecutorHooks } from '@novelrag/agenturn';
 import { type GoalRecord, ToolName } from '@novelrag/contracts';
-import type { AgentRun } from '../agents';
+import type { AgentCheckpoints, AgentRun } from '../agents';
 import type { ThreadStore } from '@novelrag/bus';
 import { invocationIdOf } from '../tools/remote-tool-executor';
 import { type GoalCheckpoint, isTransientStoreError } from './checkpoint';
@@ -26,18 +26,8 @@ export interface StepCheckpointsOptions {
  */
 export function stepCheckpoints(options: StepCheckpointsOptions): GoalExecutorHooks {
   const { checkpoint, trace, stop } = options;
-  const progressFields = (): Partial<GoalRecord> => ({
-    ...(options.run()?.checkpointData() ?? {}),
-    usage: trace.usage,
-  });
-  const durably = async (save: () => Promise<unknown>): Promise<void> => {
-    try {
-      await save();
-    } catch (err) {
-      if (isTransientStoreError(err)) stop.stop({ kind: 'store_failure', error: err });
-      throw err;
-    }
-  };
+  const progressFields = () => progressFieldsOf(options);
+  const durably = (save: () => Promise<unknown>) => durablyFor(stop, save);
   return {
     onDecision: async (decision, progress) => {
       if (decision.kind === 'resolution') {
@@ -78,6 +68,47 @@ export function stepCheckpoints(options: StepCheckpointsOptions): GoalExecutorHo
         }));
         const workspace = options.run()?.workspace();
         if (workspace) await options.threads.saveWorkspace(saved.threadId, workspace);
+        if (saved.cancelRequested) stop.stop({ kind: 'cancelled' });
+      });
+    },
+  };
+}
+
+/** The agent's checkpoint data and the token usage, written with every checkpoint. */
+function progressFieldsOf(options: StepCheckpointsOptions): Partial<GoalRecord> {
+  return { ...(options.run()?.checkpointData() ?? {}), usage: options.trace.usage };
+}
+
+/** A transient store error stops the pursuit with `store_failure` (handed back); every failure rejects. */
+async function durablyFor(stop: PursuitStop, save: () => Promise<unknown>): Promise<void> {
+  try {
+    await save();
+  } catch (err) {
+    if (isTransientStoreError(err)) stop.stop({ kind: 'store_failure', error: err });
+    throw err;
+  }
+}
+
+/**
+ * The checkpoints of a kind with its own state machine: its state on demand, and a group of steps executed together
+ * in one write (so a crash leaves none or all of them recorded; their invocations are re-sent under the same ids).
+ */
+export function agentCheckpoints(options: StepCheckpointsOptions): AgentCheckpoints {
+  const { checkpoint, trace, stop } = options;
+  return {
+    save: () => durablyFor(stop, () => checkpoint.write(() => progressFieldsOf(options))),
+    steps: (executed, group) => {
+      const first = executed.length;
+      const records = group.map((outcome, i) =>
+        stepRecordOf(first + i, outcome, invocationIdOf(options.goalId, first + i)),
+      );
+      trace.step = first + group.length;
+      return durablyFor(stop, async () => {
+        const saved = await checkpoint.write((current) => ({
+          steps: [...current.steps.filter((s) => s.index < first), ...records],
+          inFlight: undefined,
+          ...progressFieldsOf(options),
+        }));
         if (saved.cancelRequested) stop.stop({ kind: 'cancelled' });
       });
     },

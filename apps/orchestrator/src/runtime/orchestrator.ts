@@ -131,7 +131,13 @@ export class Orchestrator {
       leases: this.leases,
       tools: this.tools,
       executors: remoteToolExecutors(this.nc, this.tools, settings, this.log),
-      agents: defaultAgents(),
+      agents: defaultAgents(
+        {},
+        {
+          maxRounds: this.env.NOVELRAG_ASSISTANT_MAX_ROUNDS,
+          maxParallelTools: this.env.NOVELRAG_PARALLEL_TOOL_CALLS,
+        },
+      ),
       publisher: new TracePublisher(this.nc),
       model,
       renderer: this.renderer,
