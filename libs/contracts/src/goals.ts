@@ -126,6 +126,13 @@ export const StepRecord = z.strictObject({
 });
 export type StepRecord = z.infer<typeof StepRecord>;
 
+/** The human's answer: `{approved}` for a confirm (or to decline a request), `{text}` for a request. */
+export const InteractionAnswerBody = z.union([
+  z.strictObject({ approved: z.boolean() }),
+  z.strictObject({ text: Text }),
+]);
+export type InteractionAnswerBody = z.infer<typeof InteractionAnswerBody>;
+
 const pendingBase = {
   interactionId: InteractionId,
   invocationId: InvocationId.optional(),
@@ -133,9 +140,21 @@ const pendingBase = {
   step: z.number().int().nonnegative(),
   createdAt: Timestamp,
   expiresAt: Timestamp,
+  /**
+   * The human's answer, stored by the gateway before the orchestrator is told: an answer given while no orchestrator
+   * holds the goal (crash, takeover) is applied when the re-sent tool call asks the same question again.
+   */
+  answer: InteractionAnswerBody.optional(),
+  answeredBy: Label.optional(),
+  answeredAt: Timestamp.optional(),
 };
 
-/** The question a tool is waiting on (one at a time per goal). */
+/**
+ * The question a tool is waiting on (one at a time per goal), recorded before the human sees it with the exact text
+ * shown. Pending while it has no `answer`; answered once it has one; an expired question is removed (silence means no).
+ * A crash or takeover does not drop it: the resumed pursuit re-sends the same tool call, whose identical question
+ * takes this record over (same id and expiry, not shown again) instead of becoming a new one.
+ */
 export const PendingInteraction = z.discriminatedUnion('kind', [
   z.strictObject({ ...pendingBase, kind: z.literal('confirm'), message: Text.min(1) }),
   z.strictObject({ ...pendingBase, kind: z.literal('request'), prompt: Text.min(1) }),
@@ -223,13 +242,6 @@ export const CancelRequest = z.strictObject({
 });
 export type CancelRequest = z.infer<typeof CancelRequest>;
 
-/** The human's answer: `{approved}` for a confirm (or to decline a request), `{text}` for a request. */
-export const InteractionAnswerBody = z.union([
-  z.strictObject({ approved: z.boolean() }),
-  z.strictObject({ text: Text }),
-]);
-export type InteractionAnswerBody = z.infer<typeof InteractionAnswerBody>;
-
 /** Gateway → orchestrator on `novelrag.goals.<id>.interactions.<iid>.answer`. */
 export const InteractionAnswer = z.union([
   z.strictObject({
@@ -252,7 +264,11 @@ export const InteractionAnswer = z.union([
 export type InteractionAnswer = z.infer<typeof InteractionAnswer>;
 
 /** Reply to an accepted answer (errors: NOT_FOUND, INTERACTION_NOT_PENDING). */
-export const InteractionAnswerAck = z.strictObject({ accepted: z.literal(true) });
+export const InteractionAnswerAck = z.strictObject({
+  accepted: z.literal(true),
+  /** The answer is stored with the question; no orchestrator took it now, the goal's resumed pursuit applies it. */
+  deferred: z.literal(true).optional(),
+});
 export type InteractionAnswerAck = z.infer<typeof InteractionAnswerAck>;
 
 /** One finished goal as remembered by its thread (the interaction history the prompts read, newest last). */

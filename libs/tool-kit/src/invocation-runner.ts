@@ -9,6 +9,7 @@ import {
 import type { HostedTool } from './hosted-tool';
 import type { HostLogger } from './logger';
 import { errorOutput, thrownOutput, toWireOutput } from './outputs';
+import type { AskTiming } from './interaction-ask';
 import { RemoteExecutionContext } from './remote-execution-context';
 
 export interface RunLimits {
@@ -16,6 +17,8 @@ export interface RunLimits {
   readonly maxResultChars: number;
   /** Stops the run from outside (another runner took the invocation over): the tool's signal aborts with its reason. */
   readonly stop?: AbortSignal;
+  /** How questions are kept alive while the human decides (defaults: `DEFAULT_ASK_TIMING`). */
+  readonly asking?: AskTiming;
 }
 
 /**
@@ -78,6 +81,7 @@ export async function runInvocation(
     logger,
     now,
     onUnavailable,
+    limits.asking,
   );
   const running = (async (): Promise<ToolOutput> => {
     try {

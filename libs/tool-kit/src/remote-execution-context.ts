@@ -12,10 +12,11 @@ import {
   replyOf,
 } from '@novelrag/contracts';
 import type { ToolContext } from './hosted-tool';
+import { type AskTiming, askUntilAnswered } from './interaction-ask';
 import type { HostLogger } from './logger';
 
 const InteractionReplyEnvelope = replyOf(InteractionReplySchema);
-/** Time kept between the human's deadline and the tool's own deadline, so the tool can still finish. */
+/** Time kept before the tool's own deadline, so the tool can still act on the answer. */
 const INTERACTION_MARGIN_MS = 500;
 const MIN_INTERACTION_MS = 1_000;
 
@@ -31,11 +32,13 @@ function clip(text: string, max = MAX_TEXT_CHARS): string {
 /**
  * The ExecutionContext of one invocation, over NATS: log levels, output, progress and backlog are `RuntimeEvent`s
  * published on the invocation's `runtimeSubject` (fire and forget, never throwing); confirm/request are
- * `InteractionRequest`s on `interactSubject`, bounded by the invocation's deadline. No answer in time, nobody
- * listening, or `{timedOut}` means declined; an error reply coded CANCELLED (or the invocation's own cancellation)
- * rejects with `CancelledError`. An error reply coded UNAVAILABLE (the goal was handed to another orchestrator, which
- * re-sends this invocation) rejects with a retryable UNAVAILABLE error and calls `onUnavailable`, so the whole call ends
- * as a retryable failure (not recorded) even when the tool catches the error: the re-sent invocation asks again.
+ * `InteractionRequest`s on `interactSubject`, kept alive until the orchestrator replies (see `askUntilAnswered`).
+ * Without the tool's `timeoutMs` the orchestrator's configured interaction timeout applies. `{timedOut}` (nobody answered
+ * in time) means declined; an error reply coded CANCELLED (or the invocation's own cancellation) rejects with
+ * `CancelledError`. An orchestrator that is away (nobody listens for longer than the orphan wait, or no reply before
+ * the deadline) or an error reply coded UNAVAILABLE (the goal was handed to another orchestrator, which re-sends this
+ * invocation) is never a decline: it rejects with a retryable UNAVAILABLE error and calls `onUnavailable`, so the whole
+ * call ends as a retryable failure (not recorded) even when the tool catches the error.
  */
 export class RemoteExecutionContext implements ToolContext {
   constructor(
@@ -46,6 +49,7 @@ export class RemoteExecutionContext implements ToolContext {
     private readonly logger: HostLogger,
     private readonly now: () => number = Date.now,
     private readonly onUnavailable: (message: string) => void = () => undefined,
+    private readonly asking: AskTiming = {},
   ) {}
 
   debug(message: string): void {
@@ -107,7 +111,11 @@ export class RemoteExecutionContext implements ToolContext {
     }
   }
 
-  /** null = declined (timeout, nobody listening, `{timedOut}`, or an answer we cannot read). */
+  /**
+   * The human's reply, or null when the orchestrator says nobody answered in time (`{timedOut}`), refused the question
+   * (other than CANCELLED/UNAVAILABLE) or answered outside the contract. Never null because the orchestrator is away:
+   * see `InteractionAsk`.
+   */
   private async interact(
     body: { kind: 'confirm'; message: string } | { kind: 'request'; prompt: string },
     options?: InteractionOptions,
@@ -120,32 +128,37 @@ export class RemoteExecutionContext implements ToolContext {
       });
       return null;
     }
-    const humanTimeout = Math.min(options?.timeoutMs ?? available, available, MAX_INTERACTION_TIMEOUT_MS);
     const { goalId, invocationId, step, interactSubject } = this.invocation;
+    // Without the tool's own timeout the orchestrator applies its configured one (NOVELRAG_INTERACTION_TIMEOUT_MS).
+    const timeoutMs =
+      options?.timeoutMs === undefined
+        ? undefined
+        : Math.max(
+            MIN_INTERACTION_MS,
+            Math.floor(Math.min(options.timeoutMs, available, MAX_INTERACTION_TIMEOUT_MS)),
+          );
     const request: InteractionRequest = {
       schemaVersion: SCHEMA_VERSION,
       goalId,
       invocationId,
       step,
-      timeoutMs: Math.max(MIN_INTERACTION_MS, Math.floor(humanTimeout)),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...body,
     };
-    let raw: unknown;
-    try {
-      const pending = this.nc.request(interactSubject, JSON.stringify(request), {
-        // The orchestrator answers `{timedOut}` at the human deadline; the margin covers the bus round trip.
-        timeout: Math.floor(
-          Math.min(humanTimeout + INTERACTION_MARGIN_MS, available + INTERACTION_MARGIN_MS),
-        ),
-      });
-      const msg = await abortable(pending, this.signal);
-      raw = msg.json();
-    } catch (err) {
-      if (err instanceof CancelledError) throw err;
-      this.logger.info('interaction unanswered; treated as declined', { invocationId, error: String(err) });
-      return null;
+    const outcome = await askUntilAnswered(this.nc, interactSubject, JSON.stringify(request), {
+      signal: this.signal,
+      until: this.deadline - INTERACTION_MARGIN_MS,
+      now: this.now,
+      ...this.asking,
+    });
+    if (outcome.kind === 'orphaned') {
+      // Nobody can ask right now. Recording a decline would replay it to the retry: the call is given back instead.
+      const message = `the question could not be asked: ${outcome.reason}`;
+      this.logger.warn('interaction not delivered; the call is given back', { invocationId });
+      this.onUnavailable(message);
+      throw new AgenturnError('UNAVAILABLE', message, { fault: 'system', retryable: true });
     }
-    const reply = InteractionReplyEnvelope.safeParse(raw);
+    const reply = InteractionReplyEnvelope.safeParse(outcome.raw);
     if (!reply.success) {
       this.logger.warn('interaction reply outside the contract; treated as declined', { invocationId });
       return null;
@@ -153,7 +166,7 @@ export class RemoteExecutionContext implements ToolContext {
     if (!reply.data.ok) {
       if (reply.data.error.code === 'CANCELLED') throw new CancelledError(reply.data.error.message);
       if (reply.data.error.code === 'UNAVAILABLE') {
-        // Not the human's answer: nobody can ask right now. Recording a decline would replay it to the retry.
+        // Not the human's answer: the goal was handed to another orchestrator, which re-sends this invocation.
         const message = `the question could not be asked: ${reply.data.error.message}`;
         this.onUnavailable(message);
         throw new AgenturnError('UNAVAILABLE', message, { fault: 'system', retryable: true });
@@ -167,21 +180,4 @@ export class RemoteExecutionContext implements ToolContext {
     const data = reply.data.data;
     return 'timedOut' in data ? null : data;
   }
-}
-
-function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new CancelledError('the invocation was cancelled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }

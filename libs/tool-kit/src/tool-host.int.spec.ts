@@ -169,6 +169,7 @@ describe('ToolHost over real NATS', () => {
       maxConcurrency: 1,
       maxResultChars: 1_000,
       idempotency: { bucket, leaseMs: 1_000 },
+      interactions: { orphanWaitMs: 500, retryMs: 50 },
     });
     await host.start();
   });
@@ -392,8 +393,9 @@ describe('ToolHost over real NATS', () => {
     const cancelled = await invoke(invocation('chatty', {}, { goalId: 'goal-t', ...subjects }));
     expect(cancelled.output).toMatchObject({ type: 'error', error: { code: 'CANCELLED' } });
     interact.unsubscribe();
+    // Nobody listening is no answer: the call is given back (retryable), never declined.
     const nobody = await invoke(invocation('chatty', {}, { goalId: 'goal-t', ...subjects }));
-    expect(nobody.output).toMatchObject({ type: 'result', result: 'ok=false text=null' });
+    expect(nobody.output).toMatchObject({ type: 'error', error: { code: 'UNAVAILABLE', retryable: true } });
   });
 
   it('takes over an invocation whose runner stopped renewing its claim', async () => {

@@ -21,6 +21,7 @@ import {
 } from '@novelrag/contracts';
 import type { HostedTool } from './hosted-tool';
 import { IdempotentExecution } from './idempotent-execution';
+import type { AskTiming } from './interaction-ask';
 import { runInvocation } from './invocation-runner';
 import { type HostLogger, silentLogger } from './logger';
 import { errorOutput } from './outputs';
@@ -57,6 +58,11 @@ export interface ToolHostOptions {
         readonly leaseMs?: number;
         readonly required?: boolean;
       };
+  /**
+   * How a tool's question is kept alive while the human decides: re-sent every `renewMs` (default 5 s); when no
+   * orchestrator listens for `orphanWaitMs` in a row (default 60 s) the call is given back as retryable.
+   */
+  readonly interactions?: AskTiming;
   readonly logger?: HostLogger;
   readonly now?: () => number;
 }
@@ -267,6 +273,7 @@ export class ToolHost {
           deadline,
           maxResultChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS,
           ...(stop ? { stop } : {}),
+          ...(this.options.interactions ? { asking: this.options.interactions } : {}),
         },
         this.logger,
         this.now,

@@ -111,18 +111,28 @@ export class GoalsController {
 
   @Post(':id/interactions/:iid')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Answer the pending confirmation ({approved}) or request ({text}) of a goal' })
+  @ApiOperation({
+    summary: 'Answer the pending confirmation ({approved}) or request ({text}) of a goal',
+    description:
+      'The answer is stored with the question first. 200: the orchestrator holding the goal took it. 202 ' +
+      '(`deferred`): no orchestrator holds the goal right now (crash, takeover); the answer is applied when the ' +
+      'goal resumes and its tool asks the same question again.',
+  })
+  @ApiResponse({ status: 202, description: 'Stored; applied when the goal resumes' })
   @ApiResponse({
     status: 409,
     type: ErrorDto,
-    description: 'Not waiting for this interaction (INTERACTION_NOT_PENDING)',
+    description: 'Not waiting for this interaction, or it was answered otherwise (INTERACTION_NOT_PENDING)',
   })
-  answer(
+  async answer(
     @Param('id') id: string,
     @Param('iid') iid: string,
     @Body() body: InteractionAnswerDto,
     @Req() req: AuthedRequest,
-  ): Promise<{ accepted: true }> {
-    return this.goals.answer(goalId(id), iid, body, req.principal ?? 'anonymous');
+    @Res({ passthrough: true }) res: StatusResponse,
+  ): Promise<{ accepted: true; deferred?: true }> {
+    const ack = await this.goals.answer(goalId(id), iid, body, req.principal ?? 'anonymous');
+    if (ack.deferred) res.status(202);
+    return ack;
   }
 }

@@ -25,6 +25,7 @@ import {
 } from '@novelrag/contracts';
 import { ApiError } from '../http/api-error';
 import type { ListGoalsQueryDto, NextGoalDto, SubmitGoalDto } from './goal.dto';
+import { storeAnswer } from './stored-answer';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,128}$/;
 const GOAL_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -115,31 +116,26 @@ export class GoalsService implements OnApplicationBootstrap {
   }
 
   /**
-   * Delivers a human answer to the goal's pending interaction (the orchestrator resumes the tool). Errors: NOT_FOUND
-   * (goal), INTERACTION_NOT_PENDING (no such pending question), VALIDATION_FAILED, NO_RESPONDERS (no orchestrator).
+   * Delivers a human answer to the goal's pending interaction. The answer is first stored with the question in the goal
+   * record (compare-and-swap: only while that question is pending and unanswered, or answered the same way), then the
+   * orchestrator holding the goal is told and resumes the tool. When no orchestrator takes it now (none holds the goal
+   * after a crash, or it is handing the goal over), the stored answer is applied when the goal's resumed pursuit asks
+   * the question again: the reply then says `deferred` (HTTP 202). Errors: NOT_FOUND (goal), INTERACTION_NOT_PENDING
+   * (no such pending question, or it was answered otherwise), VALIDATION_FAILED.
    */
   async answer(
     goalId: string,
     interactionId: string,
     body: { approved?: boolean; text?: string },
     principal: string,
-  ) {
+  ): Promise<InteractionAnswerAck> {
     if (!INTERACTION_ID.test(interactionId)) {
       throw new ApiError('VALIDATION_FAILED', 'interaction id must be 1-128 characters of A-Z a-z 0-9 _ -');
     }
     if ((body.approved == null) === (body.text == null)) {
       throw new ApiError('VALIDATION_FAILED', 'exactly one of "approved" and "text" must be set');
     }
-    const goal = await this.get(goalId);
-    if (goal.pendingInteraction?.interactionId !== interactionId) {
-      throw new ApiError(
-        'INTERACTION_NOT_PENDING',
-        `goal ${goalId} is not waiting for interaction ${interactionId}`,
-        {
-          pending: goal.pendingInteraction?.interactionId ?? null,
-        },
-      );
-    }
+    await this.get(goalId); // validates the id, NOT_FOUND
     const answer = InteractionAnswer.parse({
       schemaVersion: SCHEMA_VERSION,
       goalId,
@@ -148,15 +144,20 @@ export class GoalsService implements OnApplicationBootstrap {
       answeredBy: principal,
       at: new Date().toISOString(),
     });
-    return busRequest(
-      this.nc,
-      Subjects.interactionAnswer(goalId, interactionId),
-      answer,
-      InteractionAnswerAck,
-      {
-        timeoutMs: 10_000,
-      },
-    );
+    await storeAnswer(this.goals(), answer);
+    try {
+      return await busRequest(
+        this.nc,
+        Subjects.interactionAnswer(goalId, interactionId),
+        answer,
+        InteractionAnswerAck,
+        { timeoutMs: ANSWER_NOTIFY_TIMEOUT_MS },
+      );
+    } catch (err) {
+      // Stored is accepted: nobody (or not the pursuit that asked) took it now; the resumed pursuit will.
+      if (err instanceof BusError && DEFERRABLE.has(err.code)) return { accepted: true, deferred: true };
+      throw err;
+    }
   }
 
   /**
@@ -231,6 +232,16 @@ export class GoalsService implements OnApplicationBootstrap {
 const NEXT_GOAL_TIMEOUT_MS = 180_000;
 
 const INTERACTION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Bound on telling the orchestrator about an answer that is already stored. */
+const ANSWER_NOTIFY_TIMEOUT_MS = 5_000;
+/** Why an orchestrator may not take a stored answer now; the answer is applied when the goal resumes. */
+const DEFERRABLE: ReadonlySet<string> = new Set([
+  'NO_RESPONDERS',
+  'TIMEOUT',
+  'UNAVAILABLE',
+  'INTERACTION_NOT_PENDING',
+]);
 
 /** The public view of a record: its revision dropped, its agent kind always shown (absent in older records). */
 function strip(goal: GoalRecord): PublicGoal {

@@ -1,30 +1,13 @@
-import { SCHEMA_VERSION, Subjects, ToolInvocation, type InteractionRequest } from '@novelrag/contracts';
+import type { InteractionRequest } from '@novelrag/contracts';
+import { askedConfirm, askingCall } from '../test/pursuit-fixtures';
 import type { GoalCheckpoint } from './checkpoint';
 import { GoalInteractions } from './interactions';
 import { PursuitStop } from './stop';
 import type { GoalTrace } from './trace';
 
 describe('GoalInteractions when the pursuit stops', () => {
-  const invocation = ToolInvocation.parse({
-    schemaVersion: SCHEMA_VERSION,
-    invocationId: 'inv-1',
-    goalId: 'goal-1',
-    step: 2,
-    tool: 'apply',
-    params: {},
-    deadline: Date.now() + 60_000,
-    runtimeSubject: Subjects.goalRuntime('goal-1'),
-    interactSubject: Subjects.goalInteract('goal-1'),
-  });
-  const question: InteractionRequest = {
-    schemaVersion: SCHEMA_VERSION,
-    goalId: 'goal-1',
-    invocationId: 'inv-1',
-    step: 2,
-    kind: 'confirm',
-    message: 'apply?',
-    timeoutMs: 30_000,
-  };
+  const invocation = askingCall;
+  const question: InteractionRequest = { ...askedConfirm, timeoutMs: 30_000 };
 
   /** Interactions of a pursuit whose goal can be cancelled or handed back (suspend, lost lease). */
   const setUp = () => {
@@ -33,10 +16,12 @@ describe('GoalInteractions when the pursuit stops', () => {
     const handBack = { abort: () => stop.stop({ kind: 'handed_back' }) };
     const asked: string[] = [];
     const checkpoint = {
+      record: {},
       write: (_change: unknown, reason?: string) => {
         asked.push(reason ?? '');
         return Promise.resolve({});
       },
+      refresh: () => Promise.resolve({}),
     } as unknown as GoalCheckpoint;
     const trace = { emit: () => undefined } as unknown as GoalTrace;
     const interactions = new GoalInteractions({

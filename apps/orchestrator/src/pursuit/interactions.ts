@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import {
   type ErrorEnvelope,
+  type GoalRecord,
   type InteractionAnswer,
+  type InteractionAnswerBody,
   type InteractionAnswerAck,
   type InteractionReply,
   type InteractionRequest,
@@ -17,7 +19,7 @@ import { type StopReason, handsBack } from './stop';
 import type { GoalTrace } from './trace';
 
 export interface GoalInteractionsOptions {
-  readonly checkpoint: GoalCheckpoint;
+  readonly checkpoint: Pick<GoalCheckpoint, 'write' | 'refresh' | 'record'>;
   readonly trace: GoalTrace;
   /** The invocation running now (a question from any other invocation is refused). */
   readonly current: () => ToolInvocation | undefined;
@@ -32,22 +34,37 @@ export interface GoalInteractionsOptions {
    * never CANCELLED (which the runner records as the step's result). Any other stop (cancel, budget) answers CANCELLED.
    */
   readonly signal: AbortSignal;
+  /** How often a waiting question re-reads the record for a stored answer (default 2 s). */
+  readonly recordPollMs?: number;
   readonly now?: () => number;
 }
 
+type Answered = { readonly body: InteractionAnswerBody; readonly answeredBy?: string };
+type Settled = Answered | 'timeout' | 'aborted';
+
 interface Waiting {
   readonly pending: PendingInteraction;
-  readonly settle: (answer: InteractionAnswer | 'timeout' | 'aborted') => void;
+  readonly settle: (result: Settled) => void;
+  /** Set once an answer, the expiry or a stored answer took the question: nothing else may. */
+  claimed: boolean;
+  /** The reply every asker of this question gets (the runner repeats its question while it waits). */
+  reply?: Promise<Reply<InteractionReply>>;
 }
 
 /** Margin kept before the invocation's deadline so the tool still has time to act on the answer. */
 const TOOL_MARGIN_MS = 1_000;
+/** How often a waiting question re-reads the goal record for an answer the gateway stored there. */
+const DEFAULT_RECORD_POLL_MS = 2_000;
 
 /**
  * Human-in-the-loop for one running goal: a tool's confirm/request becomes the goal's `pendingInteraction` (status
- * `waiting_for_input`, trace `interaction.requested`); the gateway's answer resumes it (`interaction.answered`); no answer
- * before the earliest of the tool's timeout, the invocation's deadline and the goal's deadline replies `{timedOut}`
- * (`interaction.timed_out`), which tools treat as a decline. One question at a time per goal.
+ * `waiting_for_input`, trace `interaction.requested`), a durable record with the exact text shown. The gateway stores
+ * the answer in that record and tells the pursuit (`answer`); the pursuit also re-reads the record while it waits, so
+ * an answer given while no orchestrator held the goal is applied too (`interaction.answered`). No answer before the
+ * earliest of the tool's timeout (else the configured default), the invocation's deadline and the goal's deadline
+ * replies `{timedOut}` (`interaction.timed_out`), which tools treat as a decline. One question at a time per goal; the
+ * same invocation asking the same question again (the runner keeps its question alive, or the call was re-sent after a
+ * crash) joins it: a question already recorded is taken over (same id and expiry) and never shown twice.
  */
 export class GoalInteractions {
   private waiting: Waiting | undefined;
@@ -57,16 +74,43 @@ export class GoalInteractions {
     this.now = options.now ?? Date.now;
   }
 
-  async request(req: InteractionRequest): Promise<Reply<InteractionReply>> {
-    if (this.handedBack()) return errorReply(this.stopped());
+  request(req: InteractionRequest): Promise<Reply<InteractionReply>> {
+    if (this.handedBack()) return Promise.resolve(errorReply(this.stopped()));
     const current = this.options.current();
     if (!current || current.invocationId !== req.invocationId) {
-      return errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running'));
+      return Promise.resolve(errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running')));
     }
-    if (this.waiting) {
-      return errorReply(errorEnvelope('CONFLICT', 'another interaction of this goal is pending'));
+    const waiting = this.waiting;
+    if (waiting?.reply && sameQuestion(waiting.pending, req)) return waiting.reply;
+    if (waiting) {
+      return Promise.resolve(
+        errorReply(errorEnvelope('CONFLICT', 'another interaction of this goal is pending')),
+      );
     }
-    if (this.options.signal.aborted) return errorReply(this.stopped());
+    if (this.options.signal.aborted) return Promise.resolve(errorReply(this.stopped()));
+    const carried = this.options.checkpoint.record.pendingInteraction;
+    const pending = carried && sameQuestion(carried, req) ? carried : this.fresh(req, current);
+    return this.open(pending, pending !== carried);
+  }
+
+  /**
+   * The gateway's answer (already stored in the record). Errors: INTERACTION_NOT_PENDING when this pursuit does not
+   * wait for that interaction now (a stored answer then waits for the question to be asked again). The ack is returned
+   * before the record is updated.
+   */
+  answer(answer: InteractionAnswer): Reply<InteractionAnswerAck> {
+    const waiting = this.waiting;
+    if (!waiting || waiting.pending.interactionId !== answer.interactionId || waiting.claimed) {
+      return errorReply(notPending(answer));
+    }
+    // Claimed before any await, so a second answer racing this one (or the expiry) is refused.
+    waiting.claimed = true;
+    const body = 'approved' in answer ? { approved: answer.approved } : { text: answer.text };
+    waiting.settle({ body, ...(answer.answeredBy ? { answeredBy: answer.answeredBy } : {}) });
+    return okReply({ accepted: true as const });
+  }
+
+  private fresh(req: InteractionRequest, current: ToolInvocation): PendingInteraction {
     const now = this.now();
     const expiresAt = Math.min(
       now + (req.timeoutMs ?? this.options.defaultTimeoutMs),
@@ -81,80 +125,110 @@ export class GoalInteractions {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(Math.max(now, expiresAt)).toISOString(),
     };
-    const pending: PendingInteraction =
-      req.kind === 'confirm'
-        ? { ...base, kind: 'confirm', message: req.message }
-        : { ...base, kind: 'request', prompt: req.prompt };
-
-    let settle!: Waiting['settle'];
-    const settled = new Promise<InteractionAnswer | 'timeout' | 'aborted'>((resolve) => (settle = resolve));
-    const waiting: Waiting = { pending, settle };
-    this.waiting = waiting;
-    // Once an answer has claimed the question, the timer no longer applies.
-    const timer = setTimeout(
-      () => {
-        if (this.waiting === waiting) settle('timeout');
-      },
-      Math.max(0, expiresAt - now),
-    );
-    const onAbort = () => settle('aborted');
-    this.options.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      await this.options.checkpoint.write(
-        () => ({ status: 'waiting_for_input', pendingInteraction: pending }),
-        `${pending.tool} asks the user`,
-      );
-      this.options.trace.emit({ kind: 'interaction.requested', interaction: pending, step: pending.step });
-    } catch (err) {
-      clearTimeout(timer);
-      this.options.signal.removeEventListener('abort', onAbort);
-      this.waiting = undefined;
-      return errorReply(errorEnvelope('UNAVAILABLE', `the question could not be recorded: ${message(err)}`));
-    }
-
-    const result = await settled;
-    clearTimeout(timer);
-    this.options.signal.removeEventListener('abort', onAbort);
-    if (this.waiting === waiting) this.waiting = undefined;
-    if (result === 'aborted') return errorReply(this.stopped());
-    if (result === 'timeout') {
-      this.options.trace.emit({
-        kind: 'interaction.timed_out',
-        interactionId: pending.interactionId,
-        step: pending.step,
-      });
-      await this.resume('nobody answered in time').catch(() => undefined);
-      return okReply({ timedOut: true as const });
-    }
-    return okReply('approved' in result ? { approved: result.approved } : { text: result.text });
+    return req.kind === 'confirm'
+      ? { ...base, kind: 'confirm', message: req.message }
+      : { ...base, kind: 'request', prompt: req.prompt };
   }
 
-  /**
-   * The gateway's answer. Errors: INTERACTION_NOT_PENDING when this goal does not wait for that interaction. The ack is
-   * returned before the record is updated, so it reaches the gateway before any other instance could read the cleared
-   * record and answer INTERACTION_NOT_PENDING for the same question.
-   */
-  answer(answer: InteractionAnswer): Reply<InteractionAnswerAck> {
-    const waiting = this.waiting;
-    if (!waiting || waiting.pending.interactionId !== answer.interactionId) {
-      return errorReply(notPending(answer));
+  private open(pending: PendingInteraction, fresh: boolean): Promise<Reply<InteractionReply>> {
+    let settle!: Waiting['settle'];
+    const settled = new Promise<Settled>((resolve) => (settle = resolve));
+    const waiting: Waiting = { pending, settle, claimed: false };
+    this.waiting = waiting;
+    const reply = this.wait(waiting, settled, fresh).finally(() => {
+      if (this.waiting === waiting) this.waiting = undefined;
+    });
+    waiting.reply = reply;
+    return reply;
+  }
+
+  private async wait(
+    waiting: Waiting,
+    settled: Promise<Settled>,
+    fresh: boolean,
+  ): Promise<Reply<InteractionReply>> {
+    const { pending } = waiting;
+    const claim = (result: Settled) => {
+      if (waiting.claimed) return;
+      waiting.claimed = true;
+      waiting.settle(result);
+    };
+    const timer = setTimeout(() => claim('timeout'), Math.max(0, Date.parse(pending.expiresAt) - this.now()));
+    const onAbort = () => waiting.settle('aborted');
+    this.options.signal.addEventListener('abort', onAbort, { once: true });
+    const poll = setInterval(() => {
+      void this.options.checkpoint.refresh().then(
+        (record) => {
+          const stored = storedAnswer(record.pendingInteraction, pending.interactionId);
+          if (stored) claim(stored);
+        },
+        () => undefined, // the next poll tries again; the bus answer and the expiry do not depend on it
+      );
+    }, this.options.recordPollMs ?? DEFAULT_RECORD_POLL_MS);
+    const cleanUp = () => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      this.options.signal.removeEventListener('abort', onAbort);
+    };
+    try {
+      const record = await this.options.checkpoint.write(
+        (current) => ({
+          status: 'waiting_for_input',
+          // The record of this question keeps what the gateway stored in it (an answer given meanwhile).
+          pendingInteraction:
+            current.pendingInteraction?.interactionId === pending.interactionId
+              ? current.pendingInteraction
+              : pending,
+        }),
+        `${pending.tool} asks the user`,
+      );
+      if (fresh) {
+        this.options.trace.emit({ kind: 'interaction.requested', interaction: pending, step: pending.step });
+      }
+      const stored = storedAnswer(record.pendingInteraction, pending.interactionId);
+      if (stored) claim(stored);
+    } catch (err) {
+      cleanUp();
+      return errorReply(errorEnvelope('UNAVAILABLE', `the question could not be recorded: ${message(err)}`));
     }
-    // Claimed before any await, so a second answer racing this one is refused.
-    this.waiting = undefined;
-    const body = 'approved' in answer ? { approved: answer.approved } : { text: answer.text };
-    void this.resume('the user answered')
-      .catch(() => undefined) // the final checkpoint writes the status anyway; the tool must get its answer
-      .then(() => {
-        this.options.trace.emit({
-          kind: 'interaction.answered',
-          interactionId: answer.interactionId,
-          answer: body,
-          ...(answer.answeredBy ? { answeredBy: answer.answeredBy } : {}),
-          step: waiting.pending.step,
-        });
-        waiting.settle(answer);
-      });
-    return okReply({ accepted: true as const });
+    const result = await settled;
+    cleanUp();
+    if (result === 'aborted') return errorReply(this.stopped());
+    if (result === 'timeout') return this.expire(pending);
+    // The final checkpoint writes the status anyway; the tool must get its answer.
+    await this.options.checkpoint.write(closed, 'the user answered').catch(() => undefined);
+    return this.traceAnswer(pending, result);
+  }
+
+  /** The expiry, unless an answer was stored in the record meanwhile (then that answer counts). */
+  private async expire(pending: PendingInteraction): Promise<Reply<InteractionReply>> {
+    let stored: Answered | undefined;
+    try {
+      await this.options.checkpoint.write((current) => {
+        stored = storedAnswer(current.pendingInteraction, pending.interactionId);
+        return closed(current);
+      }, 'nobody answered in time');
+    } catch {
+      stored = undefined; // the final checkpoint clears the question anyway
+    }
+    if (stored) return this.traceAnswer(pending, stored);
+    this.options.trace.emit({
+      kind: 'interaction.timed_out',
+      interactionId: pending.interactionId,
+      step: pending.step,
+    });
+    return okReply({ timedOut: true as const });
+  }
+
+  private traceAnswer(pending: PendingInteraction, answer: Answered): Reply<InteractionReply> {
+    this.options.trace.emit({
+      kind: 'interaction.answered',
+      interactionId: pending.interactionId,
+      answer: answer.body,
+      ...(answer.answeredBy ? { answeredBy: answer.answeredBy } : {}),
+      step: pending.step,
+    });
+    return okReply(answer.body);
   }
 
   /** Why a question is not answered: the goal ended (cancel, budget) or this pursuit handed it back. */
@@ -168,16 +242,26 @@ export class GoalInteractions {
     const { signal } = this.options;
     return signal.aborted && handsBack(signal.reason as StopReason);
   }
+}
 
-  private async resume(reason: string): Promise<void> {
-    await this.options.checkpoint.write(
-      (current) =>
-        current.status === 'waiting_for_input'
-          ? { status: 'running', pendingInteraction: undefined }
-          : { pendingInteraction: undefined },
-      reason,
-    );
-  }
+/** The record's change that closes a question: back to running, no pending interaction. */
+function closed(current: GoalRecord): Partial<GoalRecord> {
+  return current.status === 'waiting_for_input'
+    ? { status: 'running', pendingInteraction: undefined }
+    : { pendingInteraction: undefined };
+}
+
+/** Whether `req` asks exactly what `pending` shows, for the same invocation. */
+function sameQuestion(pending: PendingInteraction, req: InteractionRequest): boolean {
+  if (pending.invocationId !== req.invocationId || pending.kind !== req.kind) return false;
+  return pending.kind === 'confirm'
+    ? req.kind === 'confirm' && pending.message === req.message
+    : req.kind === 'request' && pending.prompt === req.prompt;
+}
+
+function storedAnswer(pending: PendingInteraction | undefined, interactionId: string): Answered | undefined {
+  if (!pending?.answer || pending.interactionId !== interactionId) return undefined;
+  return { body: pending.answer, ...(pending.answeredBy ? { answeredBy: pending.answeredBy } : {}) };
 }
 
 export function notPending(answer: Pick<InteractionAnswer, 'goalId' | 'interactionId'>): ErrorEnvelope {

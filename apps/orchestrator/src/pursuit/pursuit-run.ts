@@ -208,7 +208,7 @@ export class PursuitRun implements RunningGoal {
       (current) => ({
         status: 'running',
         deadline,
-        pendingInteraction: undefined,
+        // A question asked before the crash stays recorded (with any answer given since): the re-sent call asks it again.
         attempts: (current.attempts ?? 0) + 1,
       }),
       resumed ? 'resumed after a redelivery' : 'picked up',

@@ -1,6 +1,7 @@
 // Shared fixtures of the orchestrator's pursuit tests (unit and int): a logger that writes nothing and the settings
 // the in-process pursuits run with.
 import type { ContextLogger } from '@novelrag/bus';
+import { type InteractionRequest, SCHEMA_VERSION, Subjects, ToolInvocation } from '@novelrag/contracts';
 import type { PursuitSettings } from '../pursuit/types';
 
 export const silentLog = {
@@ -23,4 +24,25 @@ export const testSettings: PursuitSettings = {
   defaultLang: 'en',
   cancelPollMs: 500,
   toolClaimGraceMs: 2_000,
+};
+
+/** A running tool call (goal-1, step 2) and the confirmation it asks, for the interaction tests. */
+export const askingCall = ToolInvocation.parse({
+  schemaVersion: SCHEMA_VERSION,
+  invocationId: 'inv-1',
+  goalId: 'goal-1',
+  step: 2,
+  tool: 'apply',
+  params: {},
+  deadline: Date.now() + 600_000,
+  runtimeSubject: Subjects.goalRuntime('goal-1'),
+  interactSubject: Subjects.goalInteract('goal-1'),
+});
+export const askedConfirm: InteractionRequest = {
+  schemaVersion: SCHEMA_VERSION,
+  goalId: 'goal-1',
+  invocationId: 'inv-1',
+  step: 2,
+  kind: 'confirm',
+  message: 'apply?',
 };
