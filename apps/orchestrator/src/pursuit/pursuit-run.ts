@@ -1,6 +1,7 @@
 import {
   type Goal,
   type InteractionHistory,
+  type OperationPlan,
   type PursuitOutcome,
   autonomousGoal,
   operationPlan,
@@ -296,11 +297,7 @@ export class PursuitRun implements RunningGoal {
       signal: this.stop.signal,
     });
     trace.step = record.steps.length;
-    const inFlight = record.inFlight;
-    const replay =
-      inFlight && inFlight.index === record.steps.length
-        ? operationPlan(inFlight.plan.tool, inFlight.plan.params, inFlight.plan.reason)
-        : undefined;
+    const replay = inFlightReplay(record);
     const checkpointing = {
       goalId: record.goalId,
       checkpoint,
@@ -331,11 +328,7 @@ export class PursuitRun implements RunningGoal {
       model: deps.model,
       renderer: deps.renderer,
       resources: deps.resources,
-      limits: {
-        ...bounds.limits,
-        maxIterations: record.limits.maxIterations ?? deps.settings.maxIterations,
-        minIterations: deps.settings.minIterations,
-      },
+      limits: loopLimits(bounds.limits, record, deps.settings),
       signal: this.stop.signal,
       hooks: stepCheckpoints(checkpointing),
       checkpoints: agentCheckpoints(checkpointing),
@@ -383,4 +376,21 @@ export class PursuitRun implements RunningGoal {
     }
     return userGoal(description, record.request ?? description, createdAt);
   }
+}
+
+/** The step that was dispatched when the last pursuit stopped, to be executed again first (same invocation id). */
+function inFlightReplay(record: GoalRecord): OperationPlan | undefined {
+  const inFlight = record.inFlight;
+  return inFlight && inFlight.index === record.steps.length
+    ? operationPlan(inFlight.plan.tool, inFlight.plan.params, inFlight.plan.reason)
+    : undefined;
+}
+
+/** The agent's limits: the goal's bounds plus the loop's iteration bounds (the goal's own, else the settings'). */
+function loopLimits(limits: AppliedLimits, record: GoalRecord, settings: PursuitDeps['settings']) {
+  return {
+    ...limits,
+    maxIterations: record.limits.maxIterations ?? settings.maxIterations,
+    minIterations: settings.minIterations,
+  };
 }

@@ -38,7 +38,7 @@ export const askingCall = ToolInvocation.parse({
   runtimeSubject: Subjects.goalRuntime('goal-1'),
   interactSubject: Subjects.goalInteract('goal-1'),
 });
-export const askedConfirm: InteractionRequest = {
+export const askedConfirm: Extract<InteractionRequest, { kind: 'confirm' }> = {
   schemaVersion: SCHEMA_VERSION,
   goalId: 'goal-1',
   invocationId: 'inv-1',
