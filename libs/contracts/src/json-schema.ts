@@ -73,6 +73,7 @@ import {
   ToolsChanged,
 } from './tools';
 import { TraceEvent } from './trace';
+import { AnswerDelta } from './rag';
 import { MicroInfoResponse, MicroPingResponse, MicroStatsResponse } from './micro';
 
 /** Every wire and stored message by name (the names are the JSON Schema file names). */
@@ -91,6 +92,7 @@ export const CONTRACT_SCHEMAS = {
   ThreadRecord,
   NextGoalRequest,
   NextGoalReply,
+  AnswerDelta,
   // tools
   ToolInvocation,
   ToolOutput,

@@ -28,6 +28,11 @@ describe('TraceEvent', () => {
         'llm.call',
         'resolution',
         'limit.hit',
+        'rag.route',
+        'rag.retrieve',
+        'rag.grade',
+        'rag.rewrite',
+        'rag.answer',
       ].sort(),
     );
     expect(TraceKind.safeParse('goal.paused').success).toBe(false);

@@ -1,4 +1,5 @@
 import type { GoalOutcome, RuntimeEvent, TraceEvent, TraceEventOf, TraceKind } from '@novelrag/contracts';
+import { RAG_RENDERERS } from './rag';
 import { clip, compactJson, list, oneLine, type Style } from './text';
 
 export interface TraceRenderOptions {
@@ -35,6 +36,13 @@ export function phaseOf(event: TraceEvent): string | undefined {
     case 'goal.abandoned':
     case 'goal.cancelled':
       return 'outcome';
+    case 'rag.route':
+    case 'rag.retrieve':
+    case 'rag.grade':
+    case 'rag.rewrite':
+      return 'retrieval';
+    case 'rag.answer':
+      return 'answer';
     case 'goal.accepted':
     case 'goal.started':
     case 'goal.status_changed':
@@ -181,6 +189,7 @@ const RENDERERS: { readonly [K in TraceKind]: Renderer<K> } = {
   'goal.failed': renderEnd,
   'goal.abandoned': renderEnd,
   'goal.cancelled': renderEnd,
+  ...RAG_RENDERERS,
 };
 
 /** One readable line per trace event (undefined: not shown at this verbosity). */

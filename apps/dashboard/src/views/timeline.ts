@@ -1,5 +1,6 @@
 import type { TraceEvent, TraceEventOf, TraceKind } from '@novelrag/contracts';
 import { badge, duration, field, h, jsonBlock, list, time } from '../dom';
+import { RAG_TIMELINE } from './rag-timeline';
 
 type Render<K extends TraceKind> = (e: TraceEventOf<K>) => HTMLElement | null;
 type Renderers = { [K in TraceKind]: Render<K> };
@@ -8,7 +9,7 @@ const div = (...children: (HTMLElement | string | null)[]) => h('div', {}, child
 const errorLine = (e: { code: string; message: string } | undefined) =>
   e ? h('div', { class: 'error' }, `${e.code}: ${e.message}`) : null;
 
-const outcome = (e: TraceEventOf<'goal.completed' | 'goal.failed' | 'goal.cancelled'>) =>
+const outcome = (e: TraceEventOf<'goal.completed' | 'goal.failed' | 'goal.abandoned' | 'goal.cancelled'>) =>
   div(
     badge(e.outcome.status),
     field('Response', e.outcome.response),
@@ -32,6 +33,7 @@ const LIFECYCLE: Pick<Renderers, `goal.${string}` & TraceKind> = {
     div(badge(e.from), ' → ', badge(e.to), e.reason ? h('span', { class: 'muted' }, ` ${e.reason}`) : null),
   'goal.completed': outcome,
   'goal.failed': (e) => div(outcome(e), errorLine(e.error)),
+  'goal.abandoned': outcome,
   'goal.cancelled': outcome,
 };
 
@@ -105,7 +107,7 @@ const PHASES: Pick<
 };
 
 /** Tool steps, their interactions and runtime output, model calls, the resolution and limits. */
-const ACTIONS: Omit<Renderers, keyof typeof LIFECYCLE | keyof typeof PHASES> = {
+const ACTIONS: Omit<Renderers, keyof typeof LIFECYCLE | keyof typeof PHASES | keyof typeof RAG_TIMELINE> = {
   'operation.dispatched': (e) =>
     div(
       h('b', {}, e.tool),
@@ -151,7 +153,7 @@ const ACTIONS: Omit<Renderers, keyof typeof LIFECYCLE | keyof typeof PHASES> = {
   'limit.hit': (e) => div(`limit ${e.limit}: ${e.value} of ${e.max}`),
 };
 
-const RENDERERS: Renderers = { ...LIFECYCLE, ...PHASES, ...ACTIONS };
+const RENDERERS: Renderers = { ...LIFECYCLE, ...PHASES, ...ACTIONS, ...RAG_TIMELINE };
 
 /** One trace event as a timeline entry: each phase shows what the loop decided, not just that it ran. */
 export function timelineEntry(event: TraceEvent): HTMLElement {

@@ -1,11 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import {
-  type ActionDeterminer,
-  InProcessToolExecutor,
-  ToolCatalog,
-  operationPlan,
-  resolution,
-} from '@novelrag/agenturn';
+import { type ActionDeterminer, ToolCatalog, operationPlan, resolution } from '@novelrag/agenturn';
 import { fakeTool } from '@novelrag/agenturn/testing';
 import {
   type GoalStore,
@@ -23,7 +17,7 @@ import { RunningGoals } from '../bus/running-goals';
 import { pursueGoal } from '../pursuit/pickup';
 import type { PursuitDeps } from '../pursuit/types';
 import { type AgentContext, type AgentKindDefinition, AgentRegistry, executeWith } from './agent-kind';
-import { silentLog, testSettings } from '../test/pursuit-fixtures';
+import { inProcessExecutors, silentLog, testSettings } from '../test/pursuit-fixtures';
 
 jest.setTimeout(30_000);
 
@@ -86,13 +80,7 @@ describe('agent kinds (real NATS)', () => {
       threads,
       leases: await KvThreadLeases.open(nc, { leaseMs: 2_000, pollMs: 50 }),
       tools: { live: () => catalog, discoverFor: () => Promise.resolve() },
-      executors: () => {
-        const inProcess = new InProcessToolExecutor(catalog);
-        return {
-          execute: (plan, ctx, signal) => inProcess.execute(plan, ctx, signal),
-          current: () => undefined,
-        };
-      },
+      executors: inProcessExecutors(catalog),
       agents: new AgentRegistry().register(DEFAULT_AGENT_KIND, agent),
       publisher: new TracePublisher(nc),
       model: {} as PursuitDeps['model'],

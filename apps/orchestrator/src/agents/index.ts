@@ -3,3 +3,5 @@ export { AgentRegistry, ResumingDeterminer, executeWith } from './agent-kind';
 export type { AgentContext, AgentKindDefinition, AgentLimits, AgentResume, AgentRun } from './agent-kind';
 export { NovelragAgent, defaultAgents } from './novelrag-agent';
 export type { NovelragAgentOptions, Planner } from './novelrag-agent';
+export { DEFAULT_RAG_MAX_TOOL_CALLS, NO_DELTAS, RagAgent, natsAnswerDeltas } from './rag';
+export type { AnswerDeltaSink, RagAgentDeps } from './rag';

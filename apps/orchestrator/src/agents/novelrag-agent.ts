@@ -10,6 +10,7 @@ import {
   type AgentRun,
   executeWith,
 } from './agent-kind';
+import { DEFAULT_RAG_MAX_TOOL_CALLS, NO_DELTAS, RagAgent, type RagAgentDeps } from './rag';
 
 /** What the kind needs from its planner: decisions plus the state it checkpoints. */
 export type Planner = ActionDeterminer &
@@ -53,7 +54,19 @@ export class NovelragAgent implements AgentKindDefinition {
   }
 }
 
-/** The kinds an orchestrator runs: `novelrag` (the default). */
-export function defaultAgents(options: NovelragAgentOptions = {}): AgentRegistry {
-  return new AgentRegistry().register(DEFAULT_AGENT_KIND, new NovelragAgent(options));
+/** The kinds an orchestrator runs: `novelrag` (the default) and `rag` (questions answered with citations). */
+export function defaultAgents(
+  options: NovelragAgentOptions = {},
+  rag: Partial<RagAgentDeps> = {},
+): AgentRegistry {
+  return new AgentRegistry().register(DEFAULT_AGENT_KIND, new NovelragAgent(options)).register(
+    'rag',
+    new RagAgent({
+      maxToolCalls: DEFAULT_RAG_MAX_TOOL_CALLS,
+      citationPolicy: 'strip',
+      memory: null,
+      deltas: NO_DELTAS,
+      ...rag,
+    }),
+  );
 }

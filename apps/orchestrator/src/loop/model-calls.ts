@@ -5,6 +5,7 @@ import {
   type ChatResult,
   type PromptRenderer,
   type ToolCallReply,
+  type ToolChoice,
   type ToolDefinition,
   isAgenturnError,
   toErrorInfo,
@@ -21,7 +22,11 @@ export type LoopPurpose =
   | 'action_decision'
   | 'refinement_analysis'
   | 'goal_translation'
-  | 'goal_decider';
+  | 'goal_decider'
+  | 'rag_route'
+  | 'rag_tools'
+  | 'rag_answer'
+  | 'rag_memory';
 
 /**
  * The purpose passed to the ChatModel, which picks the model per purpose (`NOVELRAG_MODELS=decide=gpt-4o,...`): short
@@ -35,6 +40,10 @@ const MODEL_PURPOSE: Readonly<Record<LoopPurpose, string>> = {
   refinement_analysis: 'analyze',
   goal_translation: 'translate',
   goal_decider: 'goal_decider',
+  rag_route: 'classify',
+  rag_tools: 'rag_agent',
+  rag_answer: 'answer',
+  rag_memory: 'memory',
 };
 
 export interface PromptSpec {
@@ -84,16 +93,39 @@ export class ModelCalls {
     messages: readonly ChatMessage[],
     tools: readonly ToolDefinition[],
     signal?: AbortSignal,
+    toolChoice: ToolChoice = 'required',
   ): Promise<ToolCallReply> {
     return this.run(purpose, signal, () =>
       this.model.callTools({
         messages,
         tools,
-        toolChoice: 'required',
+        toolChoice,
         purpose: MODEL_PURPOSE[purpose],
         ...(signal ? { signal } : {}),
       }),
     );
+  }
+
+  /**
+   * A streamed text answer: `onText` gets each piece as it arrives; resolves with the whole text once the stream ended.
+   * Reported like every call (its usage when it completed).
+   */
+  async streamText(
+    purpose: LoopPurpose,
+    messages: readonly ChatMessage[],
+    onText: (piece: string) => void,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const reply = await this.run(purpose, signal, async () => {
+      const stream = this.model.stream({
+        messages,
+        purpose: MODEL_PURPOSE[purpose],
+        ...(signal ? { signal } : {}),
+      });
+      for await (const piece of stream) onText(piece);
+      return stream.result;
+    });
+    return reply.content ?? '';
   }
 
   private async run<T>(

@@ -157,9 +157,14 @@ export class PursuitRun implements RunningGoal {
     if (early) return early;
     const bounds = await this.pickUp();
     const scene = await this.sceneOf(this.checkpoint.record);
-    const goalText = await this.goalText(scene);
+    const kind = agent as AgentKindDefinition;
+    const request = this.checkpoint.record.request;
+    const goalText =
+      kind.takesRequestAsGoal && this.checkpoint.record.goal === null && request !== null
+        ? request
+        : await this.goalText(scene);
     if (typeof goalText !== 'string') return goalText;
-    return this.pursueWith(agent as AgentKindDefinition, goalText, scene, bounds);
+    return this.pursueWith(kind, goalText, scene, bounds);
   }
 
   /** Ends a goal that must not be pursued (again): cancelled meanwhile, out of attempts, or of a kind not known here. */
@@ -320,6 +325,7 @@ export class PursuitRun implements RunningGoal {
         interactions: this.interactions,
       }),
       trace,
+      emit: (draft) => trace.emit(draft),
       model: deps.model,
       renderer: deps.renderer,
       resources: deps.resources,
@@ -350,10 +356,14 @@ export class PursuitRun implements RunningGoal {
     const reason = this.stop.reason;
     if (handsBack(reason)) return reason;
     const workspace = run.workspace();
-    await this.finish(finalOutcome(outcome, this.trace, reason?.kind === 'budget', limits), {
-      ...(workspace ? { workspace } : {}),
-      limits,
-    });
+    const extras = outcome.status === 'completed' ? run.outcomeExtras?.() : undefined;
+    await this.finish(
+      { ...finalOutcome(outcome, this.trace, reason?.kind === 'budget', limits), ...extras },
+      {
+        ...(workspace ? { workspace } : {}),
+        limits,
+      },
+    );
     return FINISHED;
   }
 
