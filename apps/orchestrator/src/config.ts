@@ -84,6 +84,17 @@ export const OrchestratorEnv = z
       .describe(
         'Prompt templates folder (`<dir>/<lang>/<name>.njk`); default: the nearest `templates/` folder.',
       ),
+    NOVELRAG_RAG_MAX_TOOL_CALLS: int(0, 100)
+      .default(8)
+      .describe(
+        'Retrieval tool calls one `rag` question may make; when reached, it is answered with what was found, marked as limited.',
+      ),
+    NOVELRAG_RAG_CITATION_POLICY: z
+      .enum(['flag', 'strip', 'fail'])
+      .default('strip')
+      .describe(
+        'What happens to a `rag` answer citation whose quote is not in the cited document: `flag` keeps it (marked unverified), `strip` removes the tag and keeps the statement, `fail` fails the answer.',
+      ),
     NOVELRAG_DEFAULT_LANG: z
       .string()
       .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/)

@@ -18,6 +18,7 @@ import {
 } from './common';
 import { ErrorEnvelope } from './errors';
 import { GoalStatus, TerminalGoalStatus } from './goal-status';
+import { AnswerCitation } from './rag';
 
 export const MAX_BELIEFS = 50;
 export const MAX_BELIEF_CHARS = 2_000;
@@ -54,9 +55,10 @@ export type Beliefs = z.infer<typeof Beliefs>;
 /**
  * The kind of agent that pursues a goal. `novelrag` is the four-phase action-determine loop (assess, discover, refine,
  * decide), the default: a submission or record without `agent` (every record written before the field existed) is
- * pursued by it. `assistant` plans, runs independent tool tasks in parallel and answers with suggested next inputs.
+ * pursued by it. `assistant` plans, runs independent tool tasks in parallel and answers with suggested next inputs;
+ * `rag` answers the request as a question about the repository, with cited sources.
  */
-export const AgentKind = z.enum(['novelrag', 'assistant']);
+export const AgentKind = z.enum(['novelrag', 'assistant', 'rag']);
 export type AgentKind = z.infer<typeof AgentKind>;
 export const DEFAULT_AGENT_KIND: AgentKind = 'novelrag';
 
@@ -185,6 +187,10 @@ export const GoalOutcome = z.strictObject({
   steps: z.number().int().nonnegative(),
   tokens: TokenUsage,
   finishedAt: Timestamp,
+  /** The citations of an answer (`rag` goals), verified or not, in answer order. */
+  citations: z.array(AnswerCitation).optional(),
+  /** True for an answer given with what was found when the tool-call cap of a `rag` goal was reached. */
+  limited: z.boolean().optional(),
 });
 export type GoalOutcome = z.infer<typeof GoalOutcome>;
 

@@ -286,6 +286,11 @@ export {
   LlmCallEvent,
   OperationDispatchedEvent,
   OperationOutcomeEvent,
+  RagAnswerEvent,
+  RagGradeEvent,
+  RagRetrieveEvent,
+  RagRewriteEvent,
+  RagRouteEvent,
   RefinementPlanEvent,
   ResolutionEvent,
   RuntimeTraceEvent,
@@ -294,6 +299,9 @@ export {
   TraceKind,
 } from './trace';
 export type { TraceEventOf } from './trace';
+
+// retrieval-augmented answers (the `rag` agent kind)
+export { AnswerCitation, AnswerDelta, CitationPolicy, CitationProblem, RagPath, TracedDocument } from './rag';
 
 // JSON Schema export
 export { CONTRACT_SCHEMAS, exportJsonSchemas } from './json-schema';

@@ -74,6 +74,7 @@ import {
 } from './tools';
 import { TraceEvent } from './trace';
 import { AssistantAnswer, AssistantCheckpoint, AssistantThought } from './assistant';
+import { AnswerDelta } from './rag';
 import { MicroInfoResponse, MicroPingResponse, MicroStatsResponse } from './micro';
 
 /** Every wire and stored message by name (the names are the JSON Schema file names). */
@@ -92,6 +93,7 @@ export const CONTRACT_SCHEMAS = {
   ThreadRecord,
   NextGoalRequest,
   NextGoalReply,
+  AnswerDelta,
   // tools
   ToolInvocation,
   ToolOutput,

@@ -99,6 +99,11 @@ export const Subjects = {
   interactionAnswer: (goalId: string, interactionId: string) =>
     `${GOALS}.${token('goal id', goalId)}.interactions.${token('interaction id', interactionId)}.answer`,
   interactionAnswerAll: `${GOALS}.*.interactions.*.answer`,
+  /**
+   * Core event (`AnswerDelta`): the next piece of a goal's answer while it is written, for live subscribers only (no
+   * stream keeps it; the whole answer is in the goal's `rag.answer` trace event).
+   */
+  goalAnswer: (goalId: string) => `${GOALS}.${token('goal id', goalId)}.answer`,
 
   /** Request/reply to a tool endpoint (`ToolInvocation` → `ToolOutput`). */
   toolInvoke: (tool: string) => `${TOOLS}.${token('tool name', tool)}.invoke`,

@@ -32,6 +32,11 @@ describe('TraceEvent', () => {
         'assistant.plan',
         'assistant.tools',
         'assistant.output',
+        'rag.route',
+        'rag.retrieve',
+        'rag.grade',
+        'rag.rewrite',
+        'rag.answer',
       ].sort(),
     );
     expect(TraceKind.safeParse('goal.paused').success).toBe(false);

@@ -33,6 +33,7 @@ import {
   PendingInteraction,
   StepStatus,
 } from './goals';
+import { AnswerCitation, CitationPolicy, RagPath, TracedDocument } from './rag';
 import { RuntimeEvent } from './runtime';
 
 /**
@@ -176,6 +177,34 @@ export const AssistantOutputEvent = event('assistant.output', {
   suggestions: z.array(Text),
   forced: z.boolean(),
 });
+/** `rag` goals: which path the question takes (answered from the conversation, or after retrieval) and why. */
+export const RagRouteEvent = event('rag.route', { path: RagPath, reason: Text });
+/** `rag` goals: what a retrieval (`vector_retrieve`) or rerank step returned, in order. */
+export const RagRetrieveEvent = event('rag.retrieve', {
+  tool: ToolName,
+  query: Text.optional(),
+  documents: z.array(TracedDocument),
+});
+/** `rag` goals: a grading step's verdict: the documents kept and those dropped. */
+export const RagGradeEvent = event('rag.grade', {
+  kept: z.array(TracedDocument),
+  dropped: z.array(TracedDocument),
+});
+/** `rag` goals: the search query rewritten after grading left too little. */
+export const RagRewriteEvent = event('rag.rewrite', { query: Text, reason: Text.optional() });
+/**
+ * `rag` goals: the whole answer (as kept after the citation policy), every citation with whether it was verified, the
+ * policy applied, the tool calls made and whether the tool-call cap cut the retrieval short (`limited`).
+ */
+export const RagAnswerEvent = event('rag.answer', {
+  path: RagPath,
+  answer: Text,
+  citations: z.array(AnswerCitation),
+  unverified: z.number().int().nonnegative(),
+  policy: CitationPolicy,
+  toolCalls: z.number().int().nonnegative(),
+  limited: z.boolean(),
+});
 
 export const TraceEvent = z.discriminatedUnion('kind', [
   GoalAcceptedEvent,
@@ -204,6 +233,11 @@ export const TraceEvent = z.discriminatedUnion('kind', [
   AssistantPlanEvent,
   AssistantToolsEvent,
   AssistantOutputEvent,
+  RagRouteEvent,
+  RagRetrieveEvent,
+  RagGradeEvent,
+  RagRewriteEvent,
+  RagAnswerEvent,
 ]);
 export type TraceEvent = z.infer<typeof TraceEvent>;
 export type TraceKind = TraceEvent['kind'];

@@ -14,6 +14,18 @@ const CASES: Record<string, Record<string, unknown>> = {
   rag_grade: { question: 'Who are 余归’s allies?', documents },
   rag_query_rewrite: { question: 'Who are 余归’s allies?', tried_queries: ['余归 allies'] },
   rag_classify_query: { question: 'and her sect?', ...memory },
+  rag_agent: {
+    question: 'Who are 余归’s allies?',
+    ...memory,
+    steps: [
+      { tool: 'vector_retrieve', params: '{"query":"余归"}', status: 'success', summary: '2 document(s)' },
+    ],
+    documents,
+    calls_made: 1,
+    max_calls: 8,
+    has_memory_tool: false,
+  },
+  rag_memory_update: { question: 'Who are 余归’s allies?', answer: 'Lin Mo.', session_summary: null },
 };
 
 describe('retrieval prompt templates', () => {

@@ -5,6 +5,7 @@ import {
   renderAssistantState,
   renderAssistantTools,
 } from './assistant-trace';
+import { RAG_RENDERERS } from './rag';
 import { clip, compactJson, list, oneLine, type Style } from './text';
 
 export interface TraceRenderOptions {
@@ -48,6 +49,13 @@ export function phaseOf(event: TraceEvent): string | undefined {
       return 'tool';
     case 'assistant.output':
       return 'outcome';
+    case 'rag.route':
+    case 'rag.retrieve':
+    case 'rag.grade':
+    case 'rag.rewrite':
+      return 'retrieval';
+    case 'rag.answer':
+      return 'answer';
     case 'goal.accepted':
     case 'goal.started':
     case 'goal.status_changed':
@@ -198,6 +206,7 @@ const RENDERERS: { readonly [K in TraceKind]: Renderer<K> } = {
   'assistant.plan': renderAssistantPlan,
   'assistant.tools': renderAssistantTools,
   'assistant.output': renderAssistantOutput,
+  ...RAG_RENDERERS,
 };
 
 /** One readable line per trace event (undefined: not shown at this verbosity). */

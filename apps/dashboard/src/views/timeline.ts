@@ -1,6 +1,7 @@
 import type { TraceEvent, TraceEventOf, TraceKind } from '@novelrag/contracts';
 import { badge, duration, field, h, jsonBlock, list, time } from '../dom';
 import { ASSISTANT } from './assistant-timeline';
+import { RAG_TIMELINE } from './rag-timeline';
 
 type Render<K extends TraceKind> = (e: TraceEventOf<K>) => HTMLElement | null;
 type Renderers = { [K in TraceKind]: Render<K> };
@@ -107,7 +108,10 @@ const PHASES: Pick<
 };
 
 /** Tool steps, their interactions and runtime output, model calls, the resolution and limits. */
-const ACTIONS: Omit<Renderers, keyof typeof LIFECYCLE | keyof typeof PHASES | keyof typeof ASSISTANT> = {
+const ACTIONS: Omit<
+  Renderers,
+  keyof typeof LIFECYCLE | keyof typeof PHASES | keyof typeof ASSISTANT | keyof typeof RAG_TIMELINE
+> = {
   'operation.dispatched': (e) =>
     div(
       h('b', {}, e.tool),
@@ -153,7 +157,7 @@ const ACTIONS: Omit<Renderers, keyof typeof LIFECYCLE | keyof typeof PHASES | ke
   'limit.hit': (e) => div(`limit ${e.limit}: ${e.value} of ${e.max}`),
 };
 
-const RENDERERS: Renderers = { ...LIFECYCLE, ...PHASES, ...ACTIONS, ...ASSISTANT };
+const RENDERERS: Renderers = { ...LIFECYCLE, ...PHASES, ...ACTIONS, ...ASSISTANT, ...RAG_TIMELINE };
 
 /** One trace event as a timeline entry: each phase shows what the loop decided, not just that it ran. */
 export function timelineEntry(event: TraceEvent): HTMLElement {

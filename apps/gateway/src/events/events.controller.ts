@@ -6,6 +6,7 @@ import { NATS_CONNECTION } from '@novelrag/bus';
 import { FINAL_TRACE_KINDS, Streams, Subjects, TRACE_KINDS, type TraceEvent } from '@novelrag/contracts';
 import { GoalsService } from '../goals/goals.service';
 import { ApiError } from '../http/api-error';
+import { relayAnswerDeltas } from './answer-deltas';
 import { readTrace } from './trace-stream';
 
 interface SseRequest {
@@ -85,7 +86,8 @@ export class EventsController {
 
   @Get('goals/:id/events')
   @ApiOperation({
-    summary: "One goal's trace as Server-Sent Events; ends after the final event unless follow=true",
+    summary:
+      "One goal's trace as Server-Sent Events (plus the answer of a rag goal as `answer.delta` events while it is written); ends after the final event unless follow=true",
   })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id' })
@@ -104,7 +106,7 @@ export class EventsController {
     // A client resuming after the final event of its goal (e.g. EventSource reconnecting) gets the end at once:
     // the final event it would wait for is behind it.
     const ended = untilFinal && after !== undefined && (await this.finalAtOrBefore(id, after));
-    await this.stream(req, res, Subjects.traceOfGoal(id), after, untilFinal, { ended });
+    await this.stream(req, res, Subjects.traceOfGoal(id), after, untilFinal, { ended, answersOf: id });
   }
 
   /** Whether the goal's final trace event is stored at or before stream sequence `seq`. */
@@ -175,9 +177,11 @@ export class EventsController {
       ended?: boolean;
       fromNow?: boolean;
       filter?: ((event: TraceEvent) => boolean) | undefined;
+      /** Also relay this goal's live answer pieces. */
+      answersOf?: string;
     } = {},
   ) {
-    const { ended = false, filter } = options;
+    const { ended = false, filter, answersOf } = options;
     const abort = new AbortController();
     req.on('close', () => abort.abort());
     const limit = setTimeout(() => abort.abort(), MAX_CONNECTION_MS);
@@ -195,6 +199,11 @@ export class EventsController {
       return;
     }
     const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    const stopDeltas = answersOf
+      ? relayAnswerDeltas(this.nc, answersOf, (chunk) => {
+          if (!res.writableEnded) res.write(chunk);
+        })
+      : () => undefined;
     try {
       for await (const { id, event } of readTrace(this.nc, {
         subject,
@@ -214,6 +223,7 @@ export class EventsController {
           `event: error\ndata: ${JSON.stringify({ code: 'UNAVAILABLE', message: 'the trace stream failed; reconnect with Last-Event-ID' })}\n\n`,
         );
     } finally {
+      stopDeltas();
       clearInterval(heartbeat);
       clearTimeout(limit);
       if (!res.writableEnded) res.end();

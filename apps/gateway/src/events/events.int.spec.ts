@@ -86,6 +86,38 @@ describe('gateway SSE trace (real NATS JetStream)', () => {
     expect((await fetch(`${url}/v1/goals/g-unknown/events`)).status).toBe(404);
   });
 
+  it('relays the answer pieces of a goal as answer.delta events while connected (not stored, no id)', async () => {
+    const res = await fetch(`${url}/v1/goals/${goalId}/events?follow=true`);
+    const reading = readSse(res, 4); // the three stored events, then the first piece that arrives
+    const delta = (index: number) => ({
+      schemaVersion: 1,
+      goalId,
+      attempt: 1,
+      index,
+      text: `piece ${index} `,
+      at: new Date().toISOString(),
+    });
+    // The relay subscribes once the stream has started: offer pieces until one arrives (a bounded, adaptive wait).
+    let done = false;
+    void reading.finally(() => (done = true));
+    nc.publish(Subjects.goalAnswer(goalId), '{"not":"a delta"}'); // dropped
+    for (let i = 0; !done && i < 400; i++) {
+      nc.publish(Subjects.goalAnswer(goalId), JSON.stringify(delta(i)));
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const events = await reading;
+    const pieces = events.filter((e) => e.event === 'answer.delta');
+    expect(pieces).toHaveLength(1);
+    expect(pieces[0]!.id).toBeUndefined();
+    expect(JSON.parse(pieces[0]!.data!)).toMatchObject({
+      goalId,
+      text: expect.stringMatching(/^piece \d+ $/),
+    });
+    // Not stored: a later replay of the goal has only its trace events.
+    const replay = await readSse(await fetch(`${url}/v1/goals/${goalId}/events`));
+    expect(replay.map((e) => e.event)).toEqual(['goal.accepted', 'assessment', 'goal.completed', 'end']);
+  });
+
   it('a client that does not read holds the replay back (backpressure), not the gateway memory', async () => {
     // 4000 events of ~8 KB (32 MB), far more than the socket buffers between the gateway and a client that reads nothing.
     const flood = 'g-flood';

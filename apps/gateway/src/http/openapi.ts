@@ -12,6 +12,7 @@ import {
   GoalSummaryPage,
   HealthReport,
   InteractionAnswerAck,
+  AnswerDelta,
   JsonValue,
   OperationsListReply,
   PublicGoal,
@@ -36,6 +37,7 @@ const COMPONENTS = {
   GoalSummary,
   GoalSummaryPage,
   InteractionAnswerAck,
+  AnswerDelta,
   TraceEvent,
   FindReply,
   SearchReply,
@@ -60,7 +62,10 @@ const SSE = 'text/event-stream';
 const SSE_DESCRIPTION =
   'Server-Sent Events. Each trace event is sent as `id: <TRACE stream sequence>`, `event: <kind>` and `data: <the ' +
   'TraceEvent as JSON>` (resume with Last-Event-ID). Also sent: `event: end` (data `{}`) after the final event of a ' +
-  'goal, and `event: error` (data `{code, message}`) when the stream fails; `: ping` comments every 15 s.';
+  'goal, and `event: error` (data `{code, message}`) when the stream fails; `: ping` comments every 15 s. The ' +
+  'events of one goal also carry, while a `rag` goal writes its answer and the client is connected, `event: ' +
+  'answer.delta` without an id (data: the AnswerDelta as JSON: the next piece of the answer); they are not replayed, ' +
+  'the whole answer is in the `rag.answer` trace event.';
 
 /** The 2xx reply of every operation: `METHOD path` → status and component (an SSE stream for the trace routes). */
 const REPLIES: Record<string, { status: number; body: ComponentName; sse?: true }> = {

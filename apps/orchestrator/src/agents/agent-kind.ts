@@ -16,7 +16,7 @@ import {
   type ToolCatalog,
   type ToolExecutor,
 } from '@novelrag/agenturn';
-import type { GoalRecord, ToolWorkspace, WorkspaceState } from '@novelrag/contracts';
+import type { GoalOutcome, GoalRecord, ToolWorkspace, WorkspaceState } from '@novelrag/contracts';
 import type { LoopObserver, ResourceReader } from '../loop';
 import type { GoalTraceDraft } from '../pursuit/trace';
 
@@ -78,6 +78,8 @@ export interface AgentContext {
   readonly execution: ExecutionContext;
   /** The trace sink of the kind's own decisions (LLM calls are summed into the goal's token usage). */
   readonly trace: LoopObserver;
+  /** Adds a trace event of the kind's own (e.g. `rag.answer`) to the goal's trace; never throws, never blocks. */
+  readonly emit: (draft: GoalTraceDraft) => void;
   readonly model: ChatModel;
   readonly renderer: PromptRenderer;
   readonly resources: ResourceReader;
@@ -91,8 +93,6 @@ export interface AgentContext {
   readonly hooks: GoalExecutorHooks;
   /** Checkpoints for kinds that do not pursue through a GoalExecutor. */
   readonly checkpoints: AgentCheckpoints;
-  /** Publishes a trace event of the goal (the kind's own events; never throws, never blocks). */
-  readonly emit: (event: GoalTraceDraft) => void;
 }
 
 /** One pursuit of one goal by a kind, started by `AgentKindDefinition.start`. */
@@ -105,10 +105,17 @@ export interface AgentRun {
   workspace(): WorkspaceState | undefined;
   /** What the kind's context shows of the workspace, sent with each tool call so content tools read the same. */
   toolWorkspace(): ToolWorkspace | undefined;
+  /** What the kind adds to the goal's outcome (e.g. an answer's citations); absent: nothing. */
+  outcomeExtras?(): Partial<Pick<GoalOutcome, 'citations' | 'limited'>>;
 }
 
 /** A kind of agent (GoalPursuer): starts pursuits. */
 export interface AgentKindDefinition {
+  /**
+   * True for a kind that pursues the user's request as written (e.g. a question to answer): it is not translated into a
+   * goal statement first. Absent: the request is translated.
+   */
+  readonly takesRequestAsGoal?: boolean;
   start(ctx: AgentContext): AgentRun;
 }
 

@@ -12,3 +12,5 @@ export { NovelragAgent, defaultAgents } from './novelrag-agent';
 export type { NovelragAgentOptions, Planner } from './novelrag-agent';
 export { AssistantAgent, DEFAULT_ASSISTANT_SETTINGS } from './assistant';
 export type { AssistantSettings } from './assistant';
+export { DEFAULT_RAG_MAX_TOOL_CALLS, NO_DELTAS, RagAgent, natsAnswerDeltas } from './rag';
+export type { AnswerDeltaSink, RagAgentDeps } from './rag';

@@ -11,6 +11,7 @@ import {
   executeWith,
 } from './agent-kind';
 import { AssistantAgent, type AssistantSettings } from './assistant';
+import { DEFAULT_RAG_MAX_TOOL_CALLS, NO_DELTAS, RagAgent, type RagAgentDeps } from './rag';
 
 /** What the kind needs from its planner: decisions plus the state it checkpoints. */
 export type Planner = ActionDeterminer &
@@ -54,12 +55,22 @@ export class NovelragAgent implements AgentKindDefinition {
   }
 }
 
-/** The kinds an orchestrator runs: `novelrag` (the default) and `assistant`. */
+/** The kinds an orchestrator runs: `novelrag` (the default), `assistant` and `rag` (questions answered with citations). */
 export function defaultAgents(
   options: NovelragAgentOptions = {},
-  assistant: Partial<AssistantSettings> = {},
+  kinds: { readonly assistant?: Partial<AssistantSettings>; readonly rag?: Partial<RagAgentDeps> } = {},
 ): AgentRegistry {
   return new AgentRegistry()
     .register(DEFAULT_AGENT_KIND, new NovelragAgent(options))
-    .register('assistant', new AssistantAgent(assistant));
+    .register('assistant', new AssistantAgent(kinds.assistant ?? {}))
+    .register(
+      'rag',
+      new RagAgent({
+        maxToolCalls: DEFAULT_RAG_MAX_TOOL_CALLS,
+        citationPolicy: 'strip',
+        memory: null,
+        deltas: NO_DELTAS,
+        ...kinds.rag,
+      }),
+    );
 }

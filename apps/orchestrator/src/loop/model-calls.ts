@@ -5,6 +5,7 @@ import {
   type ChatResult,
   type PromptRenderer,
   type ToolCallReply,
+  type ToolChoice,
   type ToolDefinition,
   isAgenturnError,
   toErrorInfo,
@@ -24,7 +25,11 @@ export type LoopPurpose =
   | 'goal_decider'
   | 'assistant_think'
   | 'assistant_tool_input'
-  | 'assistant_output';
+  | 'assistant_output'
+  | 'rag_route'
+  | 'rag_tools'
+  | 'rag_answer'
+  | 'rag_memory';
 
 /**
  * The purpose passed to the ChatModel, which picks the model per purpose (`NOVELRAG_MODELS=decide=gpt-4o,...`): short
@@ -41,6 +46,10 @@ const MODEL_PURPOSE: Readonly<Record<LoopPurpose, string>> = {
   assistant_think: 'think',
   assistant_tool_input: 'tool_input',
   assistant_output: 'output',
+  rag_route: 'classify',
+  rag_tools: 'rag_agent',
+  rag_answer: 'answer',
+  rag_memory: 'memory',
 };
 
 export interface PromptSpec {
@@ -90,16 +99,39 @@ export class ModelCalls {
     messages: readonly ChatMessage[],
     tools: readonly ToolDefinition[],
     signal?: AbortSignal,
+    toolChoice: ToolChoice = 'required',
   ): Promise<ToolCallReply> {
     return this.run(purpose, signal, () =>
       this.model.callTools({
         messages,
         tools,
-        toolChoice: 'required',
+        toolChoice,
         purpose: MODEL_PURPOSE[purpose],
         ...(signal ? { signal } : {}),
       }),
     );
+  }
+
+  /**
+   * A streamed text answer: `onText` gets each piece as it arrives; resolves with the whole text once the stream ended.
+   * Reported like every call (its usage when it completed).
+   */
+  async streamText(
+    purpose: LoopPurpose,
+    messages: readonly ChatMessage[],
+    onText: (piece: string) => void,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const reply = await this.run(purpose, signal, async () => {
+      const stream = this.model.stream({
+        messages,
+        purpose: MODEL_PURPOSE[purpose],
+        ...(signal ? { signal } : {}),
+      });
+      for await (const piece of stream) onText(piece);
+      return stream.result;
+    });
+    return reply.content ?? '';
   }
 
   private async run<T>(

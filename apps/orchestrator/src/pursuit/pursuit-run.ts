@@ -158,9 +158,14 @@ export class PursuitRun implements RunningGoal {
     if (early) return early;
     const bounds = await this.pickUp();
     const scene = await this.sceneOf(this.checkpoint.record);
-    const goalText = await this.goalText(scene);
+    const kind = agent as AgentKindDefinition;
+    const request = this.checkpoint.record.request;
+    const goalText =
+      kind.takesRequestAsGoal && this.checkpoint.record.goal === null && request !== null
+        ? request
+        : await this.goalText(scene);
     if (typeof goalText !== 'string') return goalText;
-    return this.pursueWith(agent as AgentKindDefinition, goalText, scene, bounds);
+    return this.pursueWith(kind, goalText, scene, bounds);
   }
 
   /** Ends a goal that must not be pursued (again): cancelled meanwhile, out of attempts, or of a kind not known here. */
@@ -325,6 +330,7 @@ export class PursuitRun implements RunningGoal {
         interactions: this.interactions,
       }),
       trace,
+      emit: (draft) => trace.emit(draft),
       model: deps.model,
       renderer: deps.renderer,
       resources: deps.resources,
@@ -332,7 +338,6 @@ export class PursuitRun implements RunningGoal {
       signal: this.stop.signal,
       hooks: stepCheckpoints(checkpointing),
       checkpoints: agentCheckpoints(checkpointing),
-      emit: (event) => trace.emit(event),
     });
     started.run = run;
     return this.settle(await run.pursue(), run, bounds.limits);
@@ -346,10 +351,14 @@ export class PursuitRun implements RunningGoal {
     const reason = this.stop.reason;
     if (handsBack(reason)) return reason;
     const workspace = run.workspace();
-    await this.finish(finalOutcome(outcome, this.trace, reason?.kind === 'budget', limits), {
-      ...(workspace ? { workspace } : {}),
-      limits,
-    });
+    const extras = outcome.status === 'completed' ? run.outcomeExtras?.() : undefined;
+    await this.finish(
+      { ...finalOutcome(outcome, this.trace, reason?.kind === 'budget', limits), ...extras },
+      {
+        ...(workspace ? { workspace } : {}),
+        limits,
+      },
+    );
     return FINISHED;
   }
 

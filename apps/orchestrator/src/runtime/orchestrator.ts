@@ -14,7 +14,7 @@ import {
   ensureTraceStream,
 } from '@novelrag/bus';
 import { NunjucksPromptRenderer, createChatModelFromEnv, findTemplatesRoot } from '@novelrag/llm';
-import { defaultAgents } from '../agents';
+import { type RagAgentDeps, defaultAgents, natsAnswerDeltas } from '../agents';
 import { GoalBusHandlers } from '../bus/goal-bus-handlers';
 import { GoalConsumer } from '../bus/goal-consumer';
 import { RunningGoals } from '../bus/running-goals';
@@ -111,6 +111,19 @@ export class Orchestrator {
     return orchestrator;
   }
 
+  /**
+   * What the `rag` kind is built with. No conversation memory yet: the production memory (over the bus) is wired here
+   * once it exists; until then `rag` answers from the documents alone.
+   */
+  private ragDeps(): RagAgentDeps {
+    return {
+      maxToolCalls: this.env.NOVELRAG_RAG_MAX_TOOL_CALLS,
+      citationPolicy: this.env.NOVELRAG_RAG_CITATION_POLICY,
+      memory: null,
+      deltas: natsAnswerDeltas(this.nc),
+    };
+  }
+
   private resources() {
     return new NatsResourceService(this.nc, { timeoutMs: this.env.NOVELRAG_RESOURCE_TIMEOUT_MS });
   }
@@ -134,8 +147,11 @@ export class Orchestrator {
       agents: defaultAgents(
         {},
         {
-          maxRounds: this.env.NOVELRAG_ASSISTANT_MAX_ROUNDS,
-          maxParallelTools: this.env.NOVELRAG_PARALLEL_TOOL_CALLS,
+          assistant: {
+            maxRounds: this.env.NOVELRAG_ASSISTANT_MAX_ROUNDS,
+            maxParallelTools: this.env.NOVELRAG_PARALLEL_TOOL_CALLS,
+          },
+          rag: this.ragDeps(),
         },
       ),
       publisher: new TracePublisher(this.nc),

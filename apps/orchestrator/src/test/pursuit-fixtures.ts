@@ -1,8 +1,9 @@
 // Shared fixtures of the orchestrator's pursuit tests (unit and int): a logger that writes nothing and the settings
 // the in-process pursuits run with.
+import { InProcessToolExecutor, type ToolCatalog } from '@novelrag/agenturn';
 import type { ContextLogger } from '@novelrag/bus';
 import { type InteractionRequest, SCHEMA_VERSION, Subjects, ToolInvocation } from '@novelrag/contracts';
-import type { PursuitSettings } from '../pursuit/types';
+import type { PursuitDeps, PursuitSettings } from '../pursuit/types';
 
 export const silentLog = {
   debug: () => undefined,
@@ -46,3 +47,11 @@ export const askedConfirm: Extract<InteractionRequest, { kind: 'confirm' }> = {
   kind: 'confirm',
   message: 'apply?',
 };
+
+/** Runs the pursuits' tool calls in process, on the given catalog (no bus). */
+export function inProcessExecutors(catalog: ToolCatalog): PursuitDeps['executors'] {
+  return () => {
+    const inProcess = new InProcessToolExecutor(catalog);
+    return { execute: (plan, ctx, signal) => inProcess.execute(plan, ctx, signal), current: () => undefined };
+  };
+}

@@ -1,0 +1,83 @@
+// The answer of a `rag` goal: the XML answer prompt over the documents held and the conversation's memory, streamed
+// (each piece published live as an answer delta), then its citations verified under the configured policy.
+import { type UnverifiedCitationPolicy, verifyCitations } from '@novelrag/agenturn';
+import { type AnswerCitation, type AnswerDelta, SCHEMA_VERSION } from '@novelrag/contracts';
+import { contentDirective } from '@novelrag/llm';
+import type { ModelCalls } from '../../loop/model-calls';
+import type { MemoryView } from './rag-memory';
+import type { RagDocument } from './rag-state';
+
+/** Where the live pieces of an answer go (a core NATS subject per goal in production). Must never throw. */
+export interface AnswerDeltaSink {
+  publish(delta: AnswerDelta): void;
+}
+
+export interface AnswerInput {
+  readonly calls: ModelCalls;
+  readonly sink: AnswerDeltaSink;
+  readonly goalId: string;
+  readonly attempt: number;
+  readonly lang: string;
+  readonly beliefs: readonly string[];
+  readonly question: string;
+  readonly documents: readonly RagDocument[];
+  readonly memory: MemoryView;
+  readonly policy: UnverifiedCitationPolicy;
+  readonly signal: AbortSignal;
+}
+
+export interface RagAnswer {
+  /** The answer as kept (unverified citations removed under `strip`). */
+  readonly text: string;
+  readonly citations: AnswerCitation[];
+  readonly unverified: number;
+}
+
+/**
+ * Writes the answer. Rejects with the model's errors, with CANCELLED when the signal aborts, and with
+ * MODEL_OUTPUT_INVALID when the policy is `fail` and a citation is not verified.
+ */
+export async function writeAnswer(input: AnswerInput): Promise<RagAnswer> {
+  const messages = input.calls.messages({
+    template: 'rag_answer',
+    directive: contentDirective(input.lang, input.beliefs),
+    instruction: 'Answer the question, following the output rules.',
+    variables: {
+      question: input.question,
+      documents: input.documents,
+      session_summary: input.memory.summary,
+      memories: input.memory.memories,
+    },
+  });
+  let index = 0;
+  const text = await input.calls.streamText(
+    'rag_answer',
+    messages,
+    (piece) =>
+      input.sink.publish({
+        schemaVersion: SCHEMA_VERSION,
+        goalId: input.goalId,
+        attempt: input.attempt,
+        index: index++,
+        text: piece,
+        at: new Date().toISOString(),
+      }),
+    input.signal,
+  );
+  const sources = input.documents.map((d) => ({ docId: d.doc_id, uri: d.uri, text: d.text }));
+  const verified = verifyCitations(text, sources, input.policy);
+  return {
+    text: verified.answer,
+    citations: verified.citations.map((c) => ({
+      docId: c.docId,
+      uri: c.uri,
+      quote: c.quote,
+      verified: c.verified,
+      ...(c.problem ? { problem: c.problem } : {}),
+    })),
+    unverified: verified.unverified,
+  };
+}
+
+/** A sink that drops everything (no live subscribers to serve). */
+export const NO_DELTAS: AnswerDeltaSink = { publish: () => undefined };
