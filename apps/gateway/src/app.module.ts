@@ -9,6 +9,7 @@ import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
 import { ServicesController } from './services/services.controller';
+import { ThreadMemoryController, threadMemoryProvider } from './threads/thread-memory.controller';
 import { ToolsController } from './tools/tools.controller';
 
 @Module({})
@@ -30,8 +31,9 @@ export class AppModule {
         ResourcesController,
         ToolsController,
         ServicesController,
+        ThreadMemoryController,
       ],
-      providers: [GoalsService, resourceServiceProvider],
+      providers: [GoalsService, resourceServiceProvider, threadMemoryProvider],
     };
   }
 }
