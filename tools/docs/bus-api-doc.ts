@@ -39,6 +39,10 @@ export const MESSAGE_HINTS: Readonly<Record<string, readonly string[]>> = {
   'novelrag.resources.backlog.remove': ['BacklogRemoveRequest', 'BacklogRemoveReply'],
   'novelrag.resources.import': ['ImportRequest', 'ImportReply'],
   'novelrag.resources.export': ['ExportRequest', 'ExportReply'],
+  'novelrag.memory.summary': ['MemorySummaryRequest', 'MemorySummaryReply'],
+  'novelrag.memory.retrieve': ['MemoryRetrieveRequest', 'MemoryRetrieveReply'],
+  'novelrag.memory.store': ['MemoryStoreRequest', 'MemoryStoreReply'],
+  'novelrag.memory.forget': ['MemoryForgetRequest', 'MemoryForgetReply'],
 };
 
 export interface SubjectRow {

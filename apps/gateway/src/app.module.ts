@@ -9,6 +9,7 @@ import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
 import { ServicesController } from './services/services.controller';
+import { ThreadMemoryController, threadMemoryProvider } from './threads/thread-memory.controller';
 import { TOOL_OWNERS, ToolsController } from './tools/tools.controller';
 
 @Module({})
@@ -30,10 +31,12 @@ export class AppModule {
         ResourcesController,
         ToolsController,
         ServicesController,
+        ThreadMemoryController,
       ],
       providers: [
         GoalsService,
         resourceServiceProvider,
+        threadMemoryProvider,
         { provide: TOOL_OWNERS, useValue: ctx.env.NOVELRAG_TOOL_OWNERS },
       ],
     };

@@ -4,7 +4,7 @@ import type { ServiceContext } from '@novelrag/bus';
 import { NunjucksPromptRenderer, createChatModelFromEnv, findTemplatesRoot } from '@novelrag/llm';
 import type { ToolRunnerEnv } from './config';
 import { ToolLlm } from './prompts/tool-llm';
-import { NatsResourceService } from '@novelrag/resource-client';
+import { NatsMemory, NatsResourceService } from '@novelrag/resource-client';
 import { BUILTIN_TOOLS, CHAT_MODEL, SERVICE_CONTEXT } from './tokens';
 import { ToolHostService } from './tool-host.service';
 import { builtinTools } from './tools/builtin-tools';
@@ -46,6 +46,7 @@ export class AppModule {
               resources: new NatsResourceService(ctx.connection, {
                 timeoutMs: env.NOVELRAG_RESOURCE_TIMEOUT_MS,
               }),
+              memory: new NatsMemory(ctx.connection, { timeoutMs: env.NOVELRAG_RESOURCE_TIMEOUT_MS }),
               llm: new ToolLlm(model, renderer),
               random: overrides.random ?? Math.random,
             });

@@ -75,7 +75,7 @@ export {
   isToolServiceName,
   toolFromInvokeSubject,
 } from './subjects';
-export type { MicroVerb, ResourceSubject, ServiceName } from './subjects';
+export type { MemorySubject, MicroVerb, ResourceSubject, ServiceName } from './subjects';
 
 // the NATS service protocol's answers (discovery, liveness)
 export { MicroEndpointInfo, MicroInfoResponse, MicroPingResponse, MicroStatsResponse } from './micro';
@@ -259,6 +259,29 @@ export {
   AssistantTaskView,
   AssistantThought,
 } from './assistant';
+// thread memory
+export {
+  DEFAULT_MEMORY_LIMIT,
+  MAX_MEMORY_ANSWER_CHARS,
+  MAX_MEMORY_FACT_CHARS,
+  MAX_MEMORY_FACTS,
+  MAX_MEMORY_LIMIT,
+  MAX_MEMORY_QUERY_CHARS,
+  MAX_MEMORY_QUESTION_CHARS,
+  MAX_MEMORY_SUMMARY_CHARS,
+  MAX_MEMORY_TEXT_CHARS,
+  MemoryForgetReply,
+  MemoryForgetRequest,
+  MemoryId,
+  MemoryItem,
+  MemoryKind,
+  MemoryRetrieveReply,
+  MemoryRetrieveRequest,
+  MemoryStoreReply,
+  MemoryStoreRequest,
+  MemorySummaryReply,
+  MemorySummaryRequest,
+} from './memory';
 
 // trace
 export {

@@ -61,6 +61,17 @@ import {
   UndoRedoReply,
   UndoRedoRequest,
 } from './resources';
+import {
+  MemoryForgetReply,
+  MemoryForgetRequest,
+  MemoryItem,
+  MemoryRetrieveReply,
+  MemoryRetrieveRequest,
+  MemoryStoreReply,
+  MemoryStoreRequest,
+  MemorySummaryReply,
+  MemorySummaryRequest,
+} from './memory';
 import { InteractionReply, InteractionRequest, RuntimeEvent } from './runtime';
 import {
   EncodedToolMetadata,
@@ -124,6 +135,16 @@ export const CONTRACT_SCHEMAS = {
   AssistantCheckpoint,
   // trace
   TraceEvent,
+  // thread memory
+  MemoryItem,
+  MemorySummaryRequest,
+  MemorySummaryReply,
+  MemoryRetrieveRequest,
+  MemoryRetrieveReply,
+  MemoryStoreRequest,
+  MemoryStoreReply,
+  MemoryForgetRequest,
+  MemoryForgetReply,
   // resources
   Aspect,
   ResourceElement,

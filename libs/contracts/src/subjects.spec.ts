@@ -37,6 +37,12 @@ describe('Subjects', () => {
     expect(Subjects.toolsChanged).toBe('novelrag.tools.changed');
     expect(toolFromInvokeSubject(Subjects.toolsChanged)).toBeNull();
     expect(Subjects.resources.aspectsCreate).toBe('novelrag.resources.aspects.create');
+    expect(Object.values(Subjects.memory)).toEqual([
+      'novelrag.memory.summary',
+      'novelrag.memory.retrieve',
+      'novelrag.memory.store',
+      'novelrag.memory.forget',
+    ]);
     expect(Subjects.resources.backlogRemove).toBe('novelrag.resources.backlog.remove');
     expect(Subjects.resources.find).toBe('novelrag.resources.find');
     expect(Subjects.resourcesChanged).toBe('novelrag.resources.changed');

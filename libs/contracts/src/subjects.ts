@@ -51,6 +51,7 @@ const GOALS = `${SUBJECT_PREFIX}.goals`;
 const TOOLS = `${SUBJECT_PREFIX}.tools`;
 const RESOURCES = `${SUBJECT_PREFIX}.resources`;
 const TRACE = `${SUBJECT_PREFIX}.trace`;
+const MEMORY = `${SUBJECT_PREFIX}.memory`;
 
 /**
  * Request/reply subjects of the resource service (micro service `novelrag-resources`), known by one name:
@@ -75,6 +76,18 @@ const ResourceSubjects = {
   export: `${RESOURCES}.export`,
 } as const;
 export type ResourceSubject = (typeof ResourceSubjects)[keyof typeof ResourceSubjects];
+
+/**
+ * Request/reply subjects of the thread memory the resource-service keeps (`memory.ts` contracts), known by one name:
+ * `Subjects.memory` (one key per `MemoryPort` method).
+ */
+const MemorySubjects = {
+  summary: `${MEMORY}.summary`,
+  retrieve: `${MEMORY}.retrieve`,
+  store: `${MEMORY}.store`,
+  forget: `${MEMORY}.forget`,
+} as const;
+export type MemorySubject = (typeof MemorySubjects)[keyof typeof MemorySubjects];
 
 export const Subjects = {
   /** Request/reply health probe answered by one instance of the service (micro endpoint, queue group). */
@@ -119,6 +132,8 @@ export const Subjects = {
   autonomousNext: `${SUBJECT_PREFIX}.autonomous.next`,
 
   resources: ResourceSubjects,
+  /** Thread memory (request/reply, answered by the resource-service). */
+  memory: MemorySubjects,
   /** Event (`ResourcesChanged`) after every committed write. */
   resourcesChanged: `${RESOURCES}.changed`,
 

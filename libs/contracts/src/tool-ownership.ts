@@ -10,6 +10,11 @@ export const BUILTIN_TOOLS = [
   'ResourceRelationWriteTool',
   'ResourceFetchTool',
   'ResourceSearchTool',
+  'vector_retrieve',
+  'rerank',
+  'grade',
+  'query_rewrite',
+  'memory_retrieve',
 ] as const;
 
 /** Admitted third-party tools by service suffix (`novelrag-tools-<suffix>` may serve exactly these names). */

@@ -1,3 +1,5 @@
+import { InMemoryMemoryStore } from './memory/in-memory-memory-store';
+import type { MemoryUpsert } from './memory/memory-store.port';
 import type { AspectRecord, ElementRecord } from './model';
 import { cosine } from './scoring';
 import { buildSegments } from './segments';
@@ -43,9 +45,18 @@ export class InMemoryResourceStore implements ResourceStore {
   private undo: unknown = null;
   private backlog: unknown = null;
   private closed = false;
+  readonly memory: InMemoryMemoryStore;
 
-  /** Starts from a previously saved state (e.g. `exportState()`/`exportVectors()` of another store). */
-  constructor(initial?: { state: StoreState; vectors?: Record<string, number[]> }) {
+  /**
+   * Starts from a previously saved state (e.g. `exportState()`/`exportVectors()`/`memory.exportMemories()` of
+   * another store).
+   */
+  constructor(initial?: {
+    state: StoreState;
+    vectors?: Record<string, number[]>;
+    memories?: readonly MemoryUpsert[];
+  }) {
+    this.memory = new InMemoryMemoryStore(() => this.assertOpen(), initial?.memories);
     if (initial) {
       this.aspects = structuredClone(initial.state.aspects);
       this.undo = structuredClone(initial.state.undo);

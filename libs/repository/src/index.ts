@@ -86,6 +86,7 @@ export type { SegmentSource } from './segments';
 export { cosine } from './scoring';
 export * from './text';
 export { InMemoryResourceStore } from './in-memory-store';
+export * from './memory';
 export { LocalEmbedder } from './local-embedder';
 export { AsyncMutex } from './mutex';
 export { ResourceRepository } from './repository';

@@ -1,4 +1,5 @@
 import type { JsonObject } from './json';
+import type { MemoryStore } from './memory/memory-store.port';
 import type { AspectRecord, ElementRecord, Relationships } from './model';
 
 /** A persisted element with the content hash its stored vector was computed from. */
@@ -118,6 +119,8 @@ export interface ResourceStore {
   search(request: SearchRequest): Promise<SearchHit[]>;
   /** Property-filtered views of the requested URIs (shape documented on `SegmentData`). */
   segments(request: SegmentsRequest): Promise<SegmentsResult>;
+  /** Thread memories, kept in the same store (see `MemoryStore`); unusable once the store is closed. */
+  readonly memory: MemoryStore;
   close(): Promise<void>;
 }
 

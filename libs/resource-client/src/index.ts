@@ -7,6 +7,7 @@ export {
   DEFAULT_RESOURCE_TIMEOUT_MS,
   type NatsResourceServiceOptions,
 } from './nats-resource-service';
+export { NatsMemory, type NatsMemoryOptions } from './nats-memory';
 export { RepositoryResourceService } from './repository-resource-service';
 export {
   openInMemoryResourceService,

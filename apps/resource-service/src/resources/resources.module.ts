@@ -9,14 +9,26 @@ import {
   LocalEmbedder,
   ResourceRepository,
   type ResourceStore,
+  ThreadMemory,
 } from '@novelrag/repository';
 import { createStore } from '../store';
+import { MemoryController } from '../memory/memory.controller';
 import { ResourcesController } from './resources.controller';
 import { StoreOwnership, storeIdentity } from './store-owner';
-import { RESOURCE_REPOSITORY } from './tokens';
+import { RESOURCE_BACKEND, RESOURCE_REPOSITORY, THREAD_MEMORY } from './tokens';
 
-/** Opens the store and the repository, registers the store health check and publishes `resources.changed`. */
-export async function openRepository(ctx: ServiceContext<ResourceServiceEnv>): Promise<ResourceRepository> {
+/** What the service serves, over one store and one embedder. */
+export interface ResourceBackend {
+  readonly repository: ResourceRepository;
+  /** Thread memories in the same store, embedded by the same embedder. */
+  readonly memory: ThreadMemory;
+}
+
+/**
+ * Opens the store, the repository and the thread memory, registers the store health check and publishes
+ * `resources.changed`.
+ */
+export async function openBackend(ctx: ServiceContext<ResourceServiceEnv>): Promise<ResourceBackend> {
   const log = ctx.logger.child('Resources');
   const remote = createEmbedderFromEnv(ctx.env);
   const embedder: Embedder = remote ?? new LocalEmbedder();
@@ -77,7 +89,7 @@ export async function openRepository(ctx: ServiceContext<ResourceServiceEnv>): P
     embedder: remote ? remote.id : `${embedder.id ?? 'local'} (offline fallback)`,
     aspects: repo.snapshot().aspects.length,
   });
-  return repo;
+  return { repository: repo, memory: new ThreadMemory(store.memory, embedder) };
 }
 
 @Injectable()
@@ -93,8 +105,21 @@ export class ResourcesModule {
   static forRoot(ctx: ServiceContext<ResourceServiceEnv>): DynamicModule {
     return {
       module: ResourcesModule,
-      controllers: [ResourcesController],
-      providers: [{ provide: RESOURCE_REPOSITORY, useFactory: () => openRepository(ctx) }, RepositoryCloser],
+      controllers: [ResourcesController, MemoryController],
+      providers: [
+        { provide: RESOURCE_BACKEND, useFactory: () => openBackend(ctx) },
+        {
+          provide: RESOURCE_REPOSITORY,
+          useFactory: (backend: ResourceBackend) => backend.repository,
+          inject: [RESOURCE_BACKEND],
+        },
+        {
+          provide: THREAD_MEMORY,
+          useFactory: (backend: ResourceBackend) => backend.memory,
+          inject: [RESOURCE_BACKEND],
+        },
+        RepositoryCloser,
+      ],
     };
   }
 }

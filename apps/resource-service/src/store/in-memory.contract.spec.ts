@@ -12,6 +12,7 @@ describeStoreContract('in-memory', {
         current = new InMemoryResourceStore({
           state: current.exportState(),
           vectors: current.exportVectors(),
+          memories: current.memory.exportMemories(),
         });
         return current;
       },

@@ -22,6 +22,8 @@ import {
   type UpsertItem,
 } from '@novelrag/repository';
 import { readJsonFile, writeJsonFileAtomic } from './json-file';
+import { chunks, ftsIndex, IN_CHUNK } from './lancedb-common';
+import { LanceDbMemoryTable } from './lancedb-memory';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';
 
@@ -35,8 +37,6 @@ export interface LanceDbStoreOptions {
 }
 
 const TABLE = 'elements';
-/** uri IN (...) lists are split so that a large delete or read never builds one giant filter. */
-const IN_CHUNK = 500;
 
 function tableSchema(dimensions: number): Schema {
   return new Schema([
@@ -51,28 +51,10 @@ function tableSchema(dimensions: number): Schema {
   ]);
 }
 
-/**
- * The `text` column holds the element's analysed terms (`prefixedTerms`, space-separated): the shared analyser
- * already segmented, normalised and filtered them, so the index only splits on spaces and changes nothing.
- */
-// A fresh Index per use: the native object is consumed by createIndex.
-const ftsIndex = (): lancedb.Index =>
-  lancedb.Index.fts({
-    baseTokenizer: 'whitespace',
-    lowercase: false,
-    stem: false,
-    removeStopWords: false,
-    asciiFolding: false,
-    withPosition: false,
-  });
 /** Records which analysis the full-text index was built for (an older folder is re-indexed on open). */
 const SEARCH_FILE = 'search.json';
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+/** The same for the memory table's index. */
+const MEMORY_SEARCH_FILE = 'memory-search.json';
 
 /**
  * Creates the full-text index, or rebuilds it when the folder's index was made for another analysis (the rows'
@@ -101,6 +83,8 @@ function parseRecord(json: unknown): ElementRecord {
  * LanceDB also scans rows the FTS index does not cover yet, so writes are searchable at once;
  * `optimize()` folds them into the index every `optimizeEvery` writes.
  *
+ * Thread memories live in a second table of the same database (`LanceDbMemoryTable`, `memory`).
+ *
  * One process owns a data folder at a time. Methods reject with LanceDB's or the file system's errors.
  */
 export class LanceDbResourceStore implements ResourceStore {
@@ -113,6 +97,7 @@ export class LanceDbResourceStore implements ResourceStore {
     private readonly meta: StoreMeta,
     private readonly dimensions: number,
     private readonly optimizeEvery: number,
+    readonly memory: LanceDbMemoryTable,
   ) {}
 
   /** Opens (or creates) the store in `options.dir`. Throws when the folder was created with other dimensions. */
@@ -134,7 +119,8 @@ export class LanceDbResourceStore implements ResourceStore {
         throw new Error(`The LanceDB table in ${dir} holds vectors of size ${size}, not ${dimensions}`);
       }
       await ensureTextIndex(table, join(dir, 'meta', SEARCH_FILE));
-      return new LanceDbResourceStore(db, table, meta, dimensions, options.optimizeEvery ?? 50);
+      const memory = await LanceDbMemoryTable.open(db, dimensions, join(dir, 'meta', MEMORY_SEARCH_FILE));
+      return new LanceDbResourceStore(db, table, meta, dimensions, options.optimizeEvery ?? 50, memory);
     } catch (err) {
       db.close();
       throw err;
@@ -283,6 +269,7 @@ export class LanceDbResourceStore implements ResourceStore {
     if (this.closed) return;
     await this.background;
     this.closed = true;
+    await this.memory.close();
     this.table.close();
     this.db.close();
   }

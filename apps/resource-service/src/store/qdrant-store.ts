@@ -27,6 +27,7 @@ import {
   segmentSelector,
   SPARSE,
 } from './qdrant-mapping';
+import { QdrantMemoryCollection } from './qdrant-memory';
 import { sparseVector } from './sparse';
 import { pointIdOf, uuidV5, RESOURCE_URI_NAMESPACE } from './uuid5';
 
@@ -67,6 +68,8 @@ const PAGE = 256;
  * `dense` (cosine) and the sparse vector `bm25` (term frequencies; IDF applied by the server); payload = uri,
  * aspect, parent_uri, id, record (JSON object), child_ids, hash, text, with keyword indexes on the filter fields.
  *
+ * Thread memories live in `<name>_memory` (`QdrantMemoryCollection`, `memory`).
+ *
  * Meta documents (aspects, undo log, backlog) are points of a second collection `<name>_meta`, each with a
  * constant 1-dimensional dummy vector and the document as a JSON string payload (a string keeps the document
  * byte-exact; nobody filters on it). A dummy vector rather than a vector-less collection because every Qdrant
@@ -78,12 +81,19 @@ const PAGE = 256;
  */
 export class QdrantResourceStore implements ResourceStore {
   private closed = false;
+  private memoryPart: QdrantMemoryCollection | undefined;
 
   private constructor(
     private readonly client: QdrantPort,
     private readonly collection: string,
     private readonly dimensions: number,
   ) {}
+
+  /** Thread memories: the collection `<collection>_memory` (see `QdrantMemoryCollection`). */
+  get memory(): QdrantMemoryCollection {
+    if (!this.memoryPart) throw new Error('QdrantResourceStore is not open');
+    return this.memoryPart;
+  }
 
   /** Creates the collections and payload indexes when absent. Throws when the dense size differs. */
   static async open(options: QdrantStoreOptions): Promise<QdrantResourceStore> {
@@ -100,6 +110,9 @@ export class QdrantResourceStore implements ResourceStore {
     const collection = options.collection ?? DEFAULT_QDRANT_COLLECTION;
     const store = new QdrantResourceStore(client, collection, dimensions);
     await store.ensureCollections();
+    store.memoryPart = await QdrantMemoryCollection.open(client, `${collection}_memory`, dimensions, () =>
+      store.assertOpen(),
+    );
     return store;
   }
 

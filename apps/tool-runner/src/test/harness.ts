@@ -20,7 +20,7 @@ import {
 import { uniqueName } from '@novelrag/testkit';
 import type { z } from 'zod';
 import { ToolLlm } from '../prompts/tool-llm';
-import { NatsResourceService } from '@novelrag/resource-client';
+import { NatsMemory, NatsResourceService } from '@novelrag/resource-client';
 import { builtinTools } from '../tools/builtin-tools';
 import { ROOT, type StartedProcess, startProcess } from './processes';
 
@@ -80,6 +80,7 @@ export function toolInvocation(
     deadlineMs?: number;
     lang?: string;
     attempt?: number;
+    threadId?: string;
   } = {},
 ): ToolInvocation {
   const goalId = options.goalId ?? 'goal-tools';
@@ -96,6 +97,7 @@ export function toolInvocation(
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(options.lang ? { lang: options.lang } : {}),
     ...(options.attempt ? { attempt: options.attempt } : {}),
+    ...(options.threadId ? { threadId: options.threadId } : {}),
   });
 }
 
@@ -148,6 +150,7 @@ export async function hostBuiltinTools(
 ): Promise<ToolHost> {
   const tools = builtinTools({
     resources: new NatsResourceService(nc, { timeoutMs: 10_000 }),
+    memory: new NatsMemory(nc, { timeoutMs: 10_000 }),
     llm: new ToolLlm(model, new NunjucksPromptRenderer({ root: findTemplatesRoot() })),
     random: options.random,
   }).filter((t) => options.only === undefined || options.only.includes(t.name));

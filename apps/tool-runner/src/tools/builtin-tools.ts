@@ -5,6 +5,7 @@ import { resourceFetchTool } from './resource-fetch.tool';
 import { resourceSearchTool } from './resource-search.tool';
 import { resourceWriteTool } from './resource-write/resource-write.tool';
 import { gradeTool } from './retrieval/grade.tool';
+import { memoryRetrieveTool } from './retrieval/memory-retrieve.tool';
 import { queryRewriteTool } from './retrieval/query-rewrite.tool';
 import { rerankTool } from './retrieval/rerank.tool';
 import { vectorRetrieveTool } from './retrieval/vector-retrieve.tool';
@@ -22,5 +23,6 @@ export function builtinTools(deps: ToolDeps): HostedTool[] {
     rerankTool(deps),
     gradeTool(deps),
     queryRewriteTool(deps),
+    memoryRetrieveTool(deps),
   ];
 }

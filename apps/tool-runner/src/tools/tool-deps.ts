@@ -1,11 +1,16 @@
+import type { MemoryPort } from '@novelrag/agenturn';
 import type { WriteOrigin } from '@novelrag/contracts';
 import type { ToolContext } from '@novelrag/tool-kit';
 import type { ToolLlm } from '../prompts/tool-llm';
 import type { ResourceService } from '@novelrag/resource-client';
 
-/** What the built-in tools need: the resource-service, the model, and a random source (injected for tests). */
+/**
+ * What the built-in tools need: the resource-service, the thread memory, the model, and a random source (injected
+ * for tests).
+ */
 export interface ToolDeps {
   readonly resources: ResourceService;
+  readonly memory: MemoryPort;
   readonly llm: ToolLlm;
   /** Uniform in [0, 1). */
   readonly random: () => number;

@@ -32,3 +32,6 @@ export function describeResourceServiceContract(name: string, factory: ResourceS
     describe('backlog', () => registerBacklogCases(() => context));
   });
 }
+
+export { describeMemoryPortContract } from './memory-contract';
+export type { MemoryContractFactory, MemoryHarness } from './memory-contract';

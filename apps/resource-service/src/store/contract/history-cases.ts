@@ -68,6 +68,7 @@ function dyingAfterHistory(store: ResourceStore): ResourceStore {
     saveBacklog: alive((json) => store.saveBacklog(json)),
     search: alive((request) => store.search(request)),
     segments: alive((request) => store.segments(request)),
+    memory: store.memory,
     close: () => store.close(),
   };
 }

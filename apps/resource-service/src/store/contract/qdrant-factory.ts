@@ -21,6 +21,7 @@ export async function qdrantContractStore(client: QdrantClient) {
       await current.close();
       await client.deleteCollection(collection);
       await client.deleteCollection(`${collection}_meta`);
+      await client.deleteCollection(`${collection}_memory`);
     },
   };
 }

@@ -7,6 +7,7 @@ import { registerAnalysisCases } from './analysis-cases';
 import { registerDirectCases } from './direct-cases';
 import { contractEmbedder } from './fixtures';
 import { registerHistoryCases } from './history-cases';
+import { registerMemoryCases } from './memory-cases';
 import { registerRepositoryCases } from './repository-cases';
 import { registerSearchCases } from './search-cases';
 
@@ -78,5 +79,6 @@ export function describeStoreContract(name: string, factory: StoreContractFactor
     describe('idempotency keys and interrupted writes', () => registerHistoryCases(ctx));
     describe('search and segments', () => registerSearchCases(ctx));
     describe('text analysis and what is indexed', () => registerAnalysisCases(ctx));
+    describe('thread memory', () => registerMemoryCases(ctx));
   });
 }
