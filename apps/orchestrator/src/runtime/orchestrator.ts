@@ -22,7 +22,7 @@ import type { OrchestratorEnv } from '../config';
 import { NextGoalService } from '../deciders/next-goal.service';
 import { type PursuitDeps, type PursuitSettings, ResourceBacklog, giveUpGoal, pursueGoal } from '../pursuit';
 import { remoteToolExecutors } from '../tools/executor-factory';
-import { NatsResourceService } from '@novelrag/resource-client';
+import { NatsMemory, NatsResourceService } from '@novelrag/resource-client';
 import { ToolRegistry } from '../tools/tool-registry';
 
 export function settingsOf(env: OrchestratorEnv): PursuitSettings {
@@ -111,17 +111,19 @@ export class Orchestrator {
     return orchestrator;
   }
 
-  /**
-   * What the `rag` kind is built with. No conversation memory yet: the production memory (over the bus) is wired here
-   * once it exists; until then `rag` answers from the documents alone.
-   */
+  /** What the `rag` kind is built with: the thread memory kept by the resource-service, deltas over the bus. */
   private ragDeps(): RagAgentDeps {
     return {
       maxToolCalls: this.env.NOVELRAG_RAG_MAX_TOOL_CALLS,
       citationPolicy: this.env.NOVELRAG_RAG_CITATION_POLICY,
-      memory: null,
+      memory: this.memory(),
       deltas: natsAnswerDeltas(this.nc),
     };
+  }
+
+  /** The agent kinds' thread memory, kept by the resource-service (summary, episodic and semantic memories). */
+  private memory() {
+    return new NatsMemory(this.nc, { timeoutMs: this.env.NOVELRAG_RESOURCE_TIMEOUT_MS });
   }
 
   private resources() {
@@ -150,6 +152,7 @@ export class Orchestrator {
           assistant: {
             maxRounds: this.env.NOVELRAG_ASSISTANT_MAX_ROUNDS,
             maxParallelTools: this.env.NOVELRAG_PARALLEL_TOOL_CALLS,
+            memory: this.memory(),
           },
           rag: this.ragDeps(),
         },
