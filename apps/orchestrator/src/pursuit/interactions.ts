@@ -19,8 +19,8 @@ import type { GoalTrace } from './trace';
 export interface GoalInteractionsOptions {
   readonly checkpoint: GoalCheckpoint;
   readonly trace: GoalTrace;
-  /** The invocation running now (a question from any other invocation is refused). */
-  readonly current: () => ToolInvocation | undefined;
+  /** The call running now under that invocation id (a question of an invocation that does not run is refused). */
+  readonly running: (invocationId: string) => ToolInvocation | undefined;
   /** The goal's wall-clock deadline (epoch ms). */
   readonly deadline: number;
   /** Used when the tool gives no timeout. */
@@ -47,10 +47,13 @@ const TOOL_MARGIN_MS = 1_000;
  * Human-in-the-loop for one running goal: a tool's confirm/request becomes the goal's `pendingInteraction` (status
  * `waiting_for_input`, trace `interaction.requested`); the gateway's answer resumes it (`interaction.answered`); no answer
  * before the earliest of the tool's timeout, the invocation's deadline and the goal's deadline replies `{timedOut}`
- * (`interaction.timed_out`), which tools treat as a decline. One question at a time per goal.
+ * (`interaction.timed_out`), which tools treat as a decline. One question at a time per goal: calls running at once
+ * that both ask are asked in turn (each question waits for the one before it to be answered, to expire or to be
+ * stopped, which every bound above keeps short of forever).
  */
 export class GoalInteractions {
   private waiting: Waiting | undefined;
+  private turn: Promise<void> = Promise.resolve();
   private readonly now: () => number;
 
   constructor(private readonly options: GoalInteractionsOptions) {
@@ -58,14 +61,21 @@ export class GoalInteractions {
   }
 
   async request(req: InteractionRequest): Promise<Reply<InteractionReply>> {
+    const before = this.turn;
+    let done!: () => void;
+    this.turn = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await before;
+      return await this.ask(req);
+    } finally {
+      done();
+    }
+  }
+
+  private async ask(req: InteractionRequest): Promise<Reply<InteractionReply>> {
     if (this.handedBack()) return errorReply(this.stopped());
-    const current = this.options.current();
-    if (!current || current.invocationId !== req.invocationId) {
-      return errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running'));
-    }
-    if (this.waiting) {
-      return errorReply(errorEnvelope('CONFLICT', 'another interaction of this goal is pending'));
-    }
+    const current = this.options.running(req.invocationId);
+    if (!current) return errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running'));
     if (this.options.signal.aborted) return errorReply(this.stopped());
     const now = this.now();
     const expiresAt = Math.min(

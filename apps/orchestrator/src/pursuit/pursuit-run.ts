@@ -290,7 +290,7 @@ export class PursuitRun implements RunningGoal {
     this.interactions = new GoalInteractions({
       checkpoint,
       trace,
-      current: () => executor.current(),
+      running: (invocationId) => executor.running(invocationId),
       deadline: bounds.deadline,
       defaultTimeoutMs: deps.settings.interactionTimeoutMs,
       signal: this.stop.signal,
@@ -324,7 +324,6 @@ export class PursuitRun implements RunningGoal {
         goalId: record.goalId,
         trace,
         backlog: deps.backlog,
-        current: () => executor.current(),
         interactions: this.interactions,
       }),
       trace,
