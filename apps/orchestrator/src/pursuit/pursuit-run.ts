@@ -1,6 +1,7 @@
 import {
   type Goal,
   type InteractionHistory,
+  type OperationPlan,
   type PursuitOutcome,
   autonomousGoal,
   operationPlan,
@@ -11,6 +12,7 @@ import {
   type GoalOutcome,
   type GoalRecord,
   type GoalSubmission,
+  type InFlightStep,
   type ThreadRecord,
   errorEnvelope,
   errorReply,
@@ -297,10 +299,7 @@ export class PursuitRun implements RunningGoal {
     });
     trace.step = record.steps.length;
     const inFlight = record.inFlight;
-    const replay =
-      inFlight && inFlight.index === record.steps.length
-        ? operationPlan(inFlight.plan.tool, inFlight.plan.params, inFlight.plan.reason)
-        : undefined;
+    const replay = inFlight && inFlight.index === record.steps.length ? replayOf(inFlight) : undefined;
     const checkpointing = {
       goalId: record.goalId,
       checkpoint,
@@ -382,4 +381,11 @@ export class PursuitRun implements RunningGoal {
     }
     return userGoal(description, record.request ?? description, createdAt);
   }
+}
+
+/** The checkpointed in-flight call (with the calls dispatched together with it), to re-send under the same ids. */
+function replayOf(inFlight: InFlightStep): OperationPlan {
+  const planOf = (p: InFlightStep['plan']) => operationPlan(p.tool, p.params, p.reason);
+  const group = (inFlight.group ?? []).map(planOf);
+  return group.length > 0 ? { ...planOf(inFlight.plan), group } : planOf(inFlight.plan);
 }

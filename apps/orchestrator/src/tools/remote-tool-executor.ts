@@ -12,6 +12,7 @@ import {
 } from '@novelrag/contracts';
 import { CallRouter, type DroppedMessage, contextForCall } from './call-messages';
 import { type ClaimWatch, sleep } from './claim-watch';
+import { ResourceLanes, resourcesOf } from './resource-lanes';
 import { type AttemptEnd, sendAttempt } from './tool-attempt';
 
 export interface RemoteToolExecutorOptions {
@@ -88,6 +89,7 @@ export class RemoteToolExecutor implements ToolExecutor {
   private step: number;
   private readonly now: () => number;
   private readonly router: CallRouter;
+  private readonly lanes = new ResourceLanes();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -112,12 +114,15 @@ export class RemoteToolExecutor implements ToolExecutor {
     const budgetMs = this.options.timeoutOf?.(plan.tool) ?? this.options.defaultTimeoutMs ?? 120_000;
     const invocation = this.invocationOf(plan, step, started + budgetMs);
     if ('error' in invocation) return this.outcome(plan, started, { failed: invocation.error });
+    // Numbered above, when called; a call on a resource an earlier call of the group still works on waits for it.
+    const leave = await this.lanes.enter(resourcesOf(plan.parameters));
     const messages = this.router.open(invocation, contextForCall(ctx, invocation));
     let ended: Ended | undefined;
     try {
       ended = await this.attempts(plan, invocation, budgetMs, signal);
     } finally {
       messages.close();
+      leave();
     }
     const outcome = this.outcome(plan, started, ended);
     this.options.onOutcome?.({
