@@ -38,7 +38,7 @@ export const OrchestratorEnv = z
     NOVELRAG_PARALLEL_TOOL_CALLS: int(1, 32)
       .default(4)
       .describe(
-        'Most tool calls one step may run at the same time (an `assistant` thinking round; extra planned calls are dropped).',
+        'Most tool calls one step may run at the same time (a `novelrag` action decision or an `assistant` thinking round; extra calls are dropped; calls naming the same resource run one after the other).',
       ),
     NOVELRAG_WALL_CLOCK_MS: int(1_000, 24 * 60 * 60_000)
       .default(10 * 60_000)

@@ -173,6 +173,11 @@ export const InFlightStep = z.strictObject({
   plan: StepPlan,
   invocationId: InvocationId,
   dispatchedAt: Timestamp,
+  /**
+   * The further calls decided together with `plan` and dispatched at the same time, as the steps right after `index`
+   * (their invocation ids follow from their step numbers). A resumed pursuit re-sends the whole group.
+   */
+  group: z.array(StepPlan).max(32).optional(),
 });
 export type InFlightStep = z.infer<typeof InFlightStep>;
 

@@ -20,6 +20,8 @@ export type Planner = ActionDeterminer &
 export interface NovelragAgentOptions {
   /** The planner of a pursuit (default: the ActionDetermineLoop). Tests may script it. */
   readonly planner?: (options: ActionDetermineLoopOptions) => Planner;
+  /** Most independent tool calls one step may run at the same time (default 1). */
+  readonly parallelToolCalls?: number;
 }
 
 export class NovelragAgent implements AgentKindDefinition {
@@ -39,6 +41,7 @@ export class NovelragAgent implements AgentKindDefinition {
       ...(assessment ? { previousAssessment: assessment } : {}),
       history: ctx.historyText,
       findTools: ctx.findTools,
+      ...(this.options.parallelToolCalls ? { parallelToolCalls: this.options.parallelToolCalls } : {}),
     };
     const loop = this.options.planner
       ? this.options.planner(loopOptions)

@@ -38,14 +38,21 @@ export interface DecisionInput {
 
 /** A usable decision, or the failed resolution the step degrades to when the model never produced one. */
 export type DecisionOutcome =
-  | { readonly kind: 'decided'; readonly decision: ActionDecision; readonly planned: Decision }
+  | {
+      readonly kind: 'decided';
+      readonly decision: ActionDecision;
+      /** The decision as a plan; further independent calls of the same reply ride along as its `group`. */
+      readonly planned: Decision;
+    }
   | { readonly kind: 'invalid'; readonly planned: Decision };
 
-type Checked = { ok: true; decision: ActionDecision } | { ok: false; problem: string };
+type Checked =
+  { ok: true; decision: ActionDecision; more: readonly ActionDecision[] } | { ok: false; problem: string };
 
 /**
  * The action decision by native tool calling: the expanded, available tools (their JSON input schemas) plus `Finalize`,
- * tool choice required. The first call counts. A reply without a call, a call to a tool that is not offered, or
+ * tool choice required. The first call counts; when it runs a tool, the reply's further tool calls (up to `maxCalls` in
+ * all; a later `Finalize` is ignored) are independent calls run at the same time. A reply without a call, a call to a tool that is not offered, or
  * arguments that do not match the tool's schema are fed back and retried (bounded); then the step degrades to a
  * `failed` resolution that says why. Model misbehaviour never throws out of here.
  */
@@ -56,6 +63,8 @@ export class ActionDecider {
     private readonly calls: ModelCalls,
     private readonly lang: string | undefined,
     private readonly attempts = DECISION_ATTEMPTS,
+    /** Most tool calls one decision may run at the same time (1: only the first call counts). */
+    private readonly maxCalls = 1,
   ) {}
 
   async decide(input: DecisionInput): Promise<DecisionOutcome> {
@@ -67,7 +76,10 @@ export class ActionDecider {
     let messages: ChatMessage[] = this.calls.messages({
       template: 'decide_action',
       directive: contentDirective(this.lang, input.beliefs),
-      instruction: 'Decide the next action by calling exactly one tool.',
+      instruction:
+        this.maxCalls > 1
+          ? `Decide the next action by calling one tool, or up to ${this.maxCalls} tools at once when they are independent of each other.`
+          : 'Decide the next action by calling exactly one tool.',
       variables: {
         goal: input.goal.description,
         assessment: input.assessment,
@@ -87,8 +99,7 @@ export class ActionDecider {
         break; // the adapter already retried with feedback
       }
       const checked = this.check(reply, callable);
-      if (checked.ok)
-        return { kind: 'decided', decision: checked.decision, planned: plannedOf(checked.decision) };
+      if (checked.ok) return { kind: 'decided', decision: checked.decision, planned: groupOf(checked) };
       lastProblem = checked.problem;
       input.ctx.warning(`Action decision attempt ${attempt} was invalid: ${checked.problem}`);
       messages = [
@@ -111,7 +122,20 @@ export class ActionDecider {
   }
 
   private check(reply: ToolCallReply, callable: readonly SchematicTool[]): Checked {
-    const call = reply.toolCalls[0];
+    const first = this.checkCall(reply, 0, callable);
+    if (!first.ok || first.decision.decision_type === 'finalize') return first;
+    const more: ActionDecision[] = [];
+    for (let i = 1; i < reply.toolCalls.length && more.length + 1 < this.maxCalls; i += 1) {
+      if (reply.toolCalls[i]?.name === FINALIZE_TOOL) continue;
+      const next = this.checkCall(reply, i, callable);
+      if (!next.ok) return next;
+      more.push(next.decision);
+    }
+    return { ok: true, decision: first.decision, more };
+  }
+
+  private checkCall(reply: ToolCallReply, at: number, callable: readonly SchematicTool[]): Checked {
+    const call = reply.toolCalls[at];
     const analysis = reply.content?.trim() || NO_ANALYSIS;
     if (call === undefined) return { ok: false, problem: 'Your answer made no tool call.' };
     if (call.name === FINALIZE_TOOL) {
@@ -121,6 +145,7 @@ export class ActionDecider {
       return {
         ok: true,
         decision: { decision_type: 'finalize', situation_analysis: analysis, ...args.data },
+        more: [],
       };
     }
     const tool = callable.find((t) => t.name === call.name);
@@ -142,6 +167,7 @@ export class ActionDecider {
         confidence: 'high',
         reasoning: reply.content?.trim() ?? '',
       },
+      more: [],
     };
   }
 
@@ -178,6 +204,13 @@ export function plannedOf(decision: ActionDecision): Decision {
     case 'finalize':
       return resolution(decision.status, decision.response, decision.situation_analysis);
   }
+}
+
+/** The first call's plan, with the further calls of the same reply as its group. */
+function groupOf(checked: { decision: ActionDecision; more: readonly ActionDecision[] }): Decision {
+  const planned = plannedOf(checked.decision);
+  const group = checked.more.map(plannedOf).filter((d) => d.kind === 'operation');
+  return planned.kind === 'operation' && group.length > 0 ? { ...planned, group } : planned;
 }
 
 function describeReply(reply: ToolCallReply): string {

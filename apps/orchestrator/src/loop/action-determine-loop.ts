@@ -42,6 +42,8 @@ export interface ActionDetermineLoopOptions {
    * never rejects. Without it such names are skipped.
    */
   readonly findTools?: (names: readonly string[]) => Promise<void>;
+  /** Most independent tool calls one step may run at the same time (default 1). */
+  readonly parallelToolCalls?: number;
 }
 
 /**
@@ -77,7 +79,12 @@ export class ActionDetermineLoop implements ActionDeterminer {
       this.maxIterations,
       options.findTools,
     );
-    this.decider = new ActionDecider(this.calls, options.lang);
+    this.decider = new ActionDecider(
+      this.calls,
+      options.lang,
+      undefined,
+      Math.max(1, Math.floor(options.parallelToolCalls ?? 1)),
+    );
     this.analyzer = new RefinementAnalyzer(this.calls, options.lang);
     this.assessment = options.previousAssessment;
     this.decidedOn = this.context.toolWorkspace();

@@ -17,6 +17,7 @@ import {
   type ToolInvocation,
   describeIssues,
 } from '@novelrag/contracts';
+import type { CallScopedContext } from '../tools/call-messages';
 import type { GoalInteractions } from './interactions';
 import type { ResourceService } from '@novelrag/resource-client';
 import type { GoalTrace } from './trace';
@@ -58,8 +59,6 @@ export interface GoalRuntime {
   readonly goalId: string;
   readonly trace: GoalTrace;
   readonly backlog: BacklogSink;
-  /** The tool call running now, if any (what a tool says or asks is attributed to it). */
-  readonly current: () => ToolInvocation | undefined;
   /** The goal's human-in-the-loop (pending interaction, answers from the gateway, expiry). */
   readonly interactions: Pick<GoalInteractions, 'request'>;
   readonly now?: () => number;
@@ -71,19 +70,27 @@ type EventBody =
   | { kind: 'backlog'; content: Readonly<Record<string, unknown>>; priority?: number };
 
 /**
- * The ExecutionContext of a pursuit, which the tool executor hands what a running tool says and asks: while a tool call
- * runs, its log lines, output and progress are traced as `runtime` events of that call, a backlog item is traced and
- * stored by the resource-service, and confirm/request become the goal's pending interaction (status
- * `waiting_for_input`, answered through the gateway, bounded by the tool's, the call's and the goal's deadlines). When
- * no call runs, the lines are the orchestrator's own (the agent's decisions, in the trace already as decisions and
- * model calls) and are not written; a backlog item is still stored. Questions are only a running tool's: asked when
- * no call runs, they are refused as CANCELLED.
+ * The ExecutionContext of a pursuit. The goal's own context is the orchestrator's: its lines (the agent's decisions,
+ * in the trace already as decisions and model calls) are not written, a backlog item is stored, and a question is
+ * refused as CANCELLED (questions are only a running tool's). The tool executor gives each call its own view
+ * (`forCall`), to which it routes what that call's tool says and asks: log lines, output and progress are traced as
+ * `runtime` events of that call, a backlog item is traced and stored by the resource-service, and confirm/request
+ * become the goal's pending interaction for that call (status `waiting_for_input`, answered through the gateway,
+ * bounded by the tool's, the call's and the goal's deadlines). Calls running at once each have their own view.
  */
-export class GoalExecutionContext implements ExecutionContext {
+export class GoalExecutionContext implements CallScopedContext {
   private readonly now: () => number;
 
-  constructor(private readonly runtime: GoalRuntime) {
+  constructor(
+    private readonly runtime: GoalRuntime,
+    private readonly call?: ToolInvocation,
+  ) {
     this.now = runtime.now ?? Date.now;
+  }
+
+  /** The context of one tool call: what it says and asks is attributed to `invocation`. */
+  forCall(invocation: ToolInvocation): ExecutionContext {
+    return new GoalExecutionContext(this.runtime, invocation);
   }
 
   debug(message: string): void {
@@ -105,8 +112,7 @@ export class GoalExecutionContext implements ExecutionContext {
     this.event({ kind: 'progress', key, value, ...(description === undefined ? {} : { description }) });
   }
   backlog(content: Readonly<Record<string, unknown>>, priority?: number): void {
-    if (this.runtime.current())
-      this.event({ kind: 'backlog', content, ...(priority === undefined ? {} : { priority }) });
+    if (this.call) this.event({ kind: 'backlog', content, ...(priority === undefined ? {} : { priority }) });
     else this.runtime.backlog.add(content, priority, this.runtime.goalId);
   }
 
@@ -125,7 +131,7 @@ export class GoalExecutionContext implements ExecutionContext {
     body: { kind: 'confirm'; message: string } | { kind: 'request'; prompt: string },
     options: InteractionOptions,
   ): Promise<InteractionReply | null> {
-    const call = this.runtime.current();
+    const { call } = this;
     if (!call) throw new CancelledError('that invocation is no longer running');
     const request = InteractionRequest.safeParse({
       schemaVersion: SCHEMA_VERSION,
@@ -147,7 +153,7 @@ export class GoalExecutionContext implements ExecutionContext {
 
   /** A running tool's event: traced as `runtime` (a backlog item also stored); dropped when no call runs. */
   private event(body: EventBody): void {
-    const call = this.runtime.current();
+    const { call } = this;
     if (!call) return;
     const event = RuntimeEvent.safeParse({
       schemaVersion: SCHEMA_VERSION,

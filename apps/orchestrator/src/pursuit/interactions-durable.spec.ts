@@ -69,7 +69,7 @@ const setUp = (options: { recordPollMs?: number; defaultTimeoutMs?: number; now?
   const interactions = new GoalInteractions({
     checkpoint: self.checkpoint,
     trace,
-    current: () => invocation,
+    running: (id: string) => (id === invocation.invocationId ? invocation : undefined),
     deadline: Date.now() + 600_000,
     defaultTimeoutMs: options.defaultTimeoutMs ?? 300_000,
     signal: stop.signal,

@@ -27,7 +27,7 @@ describe('GoalInteractions when the pursuit stops', () => {
     const interactions = new GoalInteractions({
       checkpoint,
       trace,
-      current: () => invocation,
+      running: (id: string) => (id === invocation.invocationId ? invocation : undefined),
       deadline: Date.now() + 60_000,
       defaultTimeoutMs: 30_000,
       signal: stop.signal,

@@ -21,8 +21,8 @@ import type { GoalTrace } from './trace';
 export interface GoalInteractionsOptions {
   readonly checkpoint: Pick<GoalCheckpoint, 'write' | 'refresh' | 'record'>;
   readonly trace: GoalTrace;
-  /** The invocation running now (a question from any other invocation is refused). */
-  readonly current: () => ToolInvocation | undefined;
+  /** The call running now under that invocation id (a question of an invocation that does not run is refused). */
+  readonly running: (invocationId: string) => ToolInvocation | undefined;
   /** The goal's wall-clock deadline (epoch ms). */
   readonly deadline: number;
   /** Used when the tool gives no timeout. */
@@ -64,10 +64,14 @@ const DEFAULT_RECORD_POLL_MS = 2_000;
  * earliest of the tool's timeout (else the configured default), the invocation's deadline and the goal's deadline
  * replies `{timedOut}` (`interaction.timed_out`), which tools treat as a decline. One question at a time per goal; the
  * same invocation asking the same question again (the runner keeps its question alive, or the call was re-sent after a
- * crash) joins it: a question already recorded is taken over (same id and expiry) and never shown twice.
+ * crash) joins it: a question already recorded is taken over (same id and expiry) and never shown twice. Calls
+ * running at once that both ask are asked in turn (each question waits for the one before it to be answered, to expire
+ * or to be stopped, which every bound above keeps short of forever).
  */
 export class GoalInteractions {
   private waiting: Waiting | undefined;
+  private turn: Promise<void> = Promise.resolve();
+  private idle = true;
   private readonly now: () => number;
 
   constructor(private readonly options: GoalInteractionsOptions) {
@@ -75,18 +79,35 @@ export class GoalInteractions {
   }
 
   request(req: InteractionRequest): Promise<Reply<InteractionReply>> {
-    if (this.handedBack()) return Promise.resolve(errorReply(this.stopped()));
-    const current = this.options.current();
-    if (!current || current.invocationId !== req.invocationId) {
-      return Promise.resolve(errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running')));
-    }
     const waiting = this.waiting;
-    if (waiting?.reply && sameQuestion(waiting.pending, req)) return waiting.reply;
-    if (waiting) {
+    if (waiting?.reply && sameQuestion(waiting.pending, req)) return waiting.reply; // asked again: joins it
+    if (waiting && waiting.pending.invocationId === req.invocationId) {
       return Promise.resolve(
-        errorReply(errorEnvelope('CONFLICT', 'another interaction of this goal is pending')),
+        errorReply(errorEnvelope('CONFLICT', 'another interaction of this call is pending')),
       );
     }
+    // One question at a time: asked at once when none is open or queued, else after the ones before it.
+    const before = this.turn;
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    this.turn = mine;
+    const asked = this.idle ? this.ask(req) : before.then(() => this.ask(req));
+    this.idle = false;
+    const release = () => {
+      done();
+      if (this.turn === mine) this.idle = true;
+    };
+    asked.then(release, release);
+    return asked;
+  }
+
+  private ask(req: InteractionRequest): Promise<Reply<InteractionReply>> {
+    if (this.handedBack()) return Promise.resolve(errorReply(this.stopped()));
+    const current = this.options.running(req.invocationId);
+    if (!current)
+      return Promise.resolve(errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running')));
+    const waiting = this.waiting;
+    if (waiting?.reply && sameQuestion(waiting.pending, req)) return waiting.reply;
     if (this.options.signal.aborted) return Promise.resolve(errorReply(this.stopped()));
     const carried = this.options.checkpoint.record.pendingInteraction;
     const pending = carried && sameQuestion(carried, req) ? carried : this.fresh(req, current);

@@ -12,6 +12,7 @@ import {
   type GoalOutcome,
   type GoalRecord,
   type GoalSubmission,
+  type InFlightStep,
   type ThreadRecord,
   errorEnvelope,
   errorReply,
@@ -296,7 +297,7 @@ export class PursuitRun implements RunningGoal {
     this.interactions = new GoalInteractions({
       checkpoint,
       trace,
-      current: () => executor.current(),
+      running: (invocationId) => executor.running(invocationId),
       deadline: bounds.deadline,
       defaultTimeoutMs: deps.settings.interactionTimeoutMs,
       signal: this.stop.signal,
@@ -326,7 +327,6 @@ export class PursuitRun implements RunningGoal {
         goalId: record.goalId,
         trace,
         backlog: deps.backlog,
-        current: () => executor.current(),
         interactions: this.interactions,
       }),
       trace,
@@ -388,11 +388,13 @@ export class PursuitRun implements RunningGoal {
 }
 
 /** The step that was dispatched when the last pursuit stopped, to be executed again first (same invocation id). */
+/** The calls dispatched together with it are re-sent with it. */
 function inFlightReplay(record: GoalRecord): OperationPlan | undefined {
   const inFlight = record.inFlight;
-  return inFlight && inFlight.index === record.steps.length
-    ? operationPlan(inFlight.plan.tool, inFlight.plan.params, inFlight.plan.reason)
-    : undefined;
+  if (!inFlight || inFlight.index !== record.steps.length) return undefined;
+  const planOf = (p: InFlightStep['plan']) => operationPlan(p.tool, p.params, p.reason);
+  const group = (inFlight.group ?? []).map(planOf);
+  return group.length > 0 ? { ...planOf(inFlight.plan), group } : planOf(inFlight.plan);
 }
 
 /** The agent's limits: the goal's bounds plus the loop's iteration bounds (the goal's own, else the settings'). */

@@ -1,4 +1,4 @@
-import type { GoalExecutorHooks } from '@novelrag/agenturn';
+import type { GoalExecutorHooks, OperationOutcome, OperationPlan } from '@novelrag/agenturn';
 import { type GoalRecord, ToolName } from '@novelrag/contracts';
 import type { AgentCheckpoints, AgentRun } from '../agents';
 import type { ThreadStore } from '@novelrag/bus';
@@ -37,41 +37,48 @@ export function stepCheckpoints(options: StepCheckpointsOptions): GoalExecutorHo
       }
       const index = progress.executedSteps.length;
       if (!ToolName.safeParse(decision.tool).success) return; // refused by the executor, never dispatched
-      const plan = {
-        tool: decision.tool,
-        params: toJsonObject(decision.parameters),
-        reason: decision.reason,
-      };
+      const planOf = (p: OperationPlan) => ({
+        tool: p.tool,
+        params: toJsonObject(p.parameters),
+        reason: p.reason,
+      });
+      const group = decision.group ?? [];
       await durably(() =>
         checkpoint.write(() => ({
           inFlight: {
             index,
-            plan,
+            plan: planOf(decision),
             invocationId: invocationIdOf(options.goalId, index),
             dispatchedAt: new Date().toISOString(),
+            ...(group.length > 0 ? { group: group.map(planOf) } : {}),
           },
           ...progressFields(),
         })),
       );
     },
-    onStep: async (progress, outcome) => {
-      // A step cut short because the goal is handed back is not an outcome: it is re-sent on resume.
-      if (outcome.status === 'cancelled' && handsBack(stop.reason)) return;
-      const index = progress.executedSteps.length - 1;
-      trace.step = index + 1;
-      const step = stepRecordOf(index, outcome, invocationIdOf(options.goalId, index));
-      await durably(async () => {
-        const saved = await checkpoint.write((current) => ({
-          steps: [...current.steps.filter((s) => s.index < index), step],
-          inFlight: undefined,
-          ...progressFields(),
-        }));
-        const workspace = options.run()?.workspace();
-        if (workspace) await options.threads.saveWorkspace(saved.threadId, workspace);
-        if (saved.cancelRequested) stop.stop({ kind: 'cancelled' });
-      });
-    },
+    onStep: (progress, outcome) => recordSteps(progress.executedSteps.length - 1, [outcome]),
+    onSteps: (progress, outcomes) => recordSteps(progress.executedSteps.length - outcomes.length, outcomes),
   };
+
+  /** Steps from `first` on, in one write (a group of calls decided together is recorded all at once). */
+  async function recordSteps(first: number, outcomes: readonly OperationOutcome[]): Promise<void> {
+    // A step cut short because the goal is handed back is not an outcome: the group is re-sent on resume.
+    if (outcomes.some((o) => o.status === 'cancelled') && handsBack(stop.reason)) return;
+    trace.step = first + outcomes.length;
+    const records = outcomes.map((outcome, i) =>
+      stepRecordOf(first + i, outcome, invocationIdOf(options.goalId, first + i)),
+    );
+    await durably(async () => {
+      const saved = await checkpoint.write((current) => ({
+        steps: [...current.steps.filter((s) => s.index < first), ...records],
+        inFlight: undefined,
+        ...progressFields(),
+      }));
+      const workspace = options.run()?.workspace();
+      if (workspace) await options.threads.saveWorkspace(saved.threadId, workspace);
+      if (saved.cancelRequested) stop.stop({ kind: 'cancelled' });
+    });
+  }
 }
 
 /** The agent's checkpoint data and the token usage, written with every checkpoint. */

@@ -147,7 +147,7 @@ export class Orchestrator {
       tools: this.tools,
       executors: remoteToolExecutors(this.nc, this.tools, settings, this.log),
       agents: defaultAgents(
-        {},
+        { parallelToolCalls: this.env.NOVELRAG_PARALLEL_TOOL_CALLS },
         {
           assistant: {
             maxRounds: this.env.NOVELRAG_ASSISTANT_MAX_ROUNDS,

@@ -29,7 +29,7 @@ export async function inProcessDeps(options: InProcessDepsOptions): Promise<Purs
       const inProcess = new InProcessToolExecutor(catalog);
       return {
         execute: (plan, ctx, signal) => inProcess.execute(plan, ctx, signal),
-        current: () => undefined,
+        running: () => undefined,
       };
     },
     agents: options.agents,

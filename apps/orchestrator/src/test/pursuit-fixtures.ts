@@ -52,6 +52,6 @@ export const askedConfirm: Extract<InteractionRequest, { kind: 'confirm' }> = {
 export function inProcessExecutors(catalog: ToolCatalog): PursuitDeps['executors'] {
   return () => {
     const inProcess = new InProcessToolExecutor(catalog);
-    return { execute: (plan, ctx, signal) => inProcess.execute(plan, ctx, signal), current: () => undefined };
+    return { execute: (plan, ctx, signal) => inProcess.execute(plan, ctx, signal), running: () => undefined };
   };
 }

@@ -18,50 +18,98 @@ import type { ZodType } from 'zod';
 /** Where a message of a call that cannot be read is reported (subject and code only: no content). */
 export type DroppedMessage = (subject: string, issues: string) => void;
 
-/** The subscriptions that carry one call's runtime events and questions into its ExecutionContext. */
+/** One call's registration with a CallRouter. */
 export interface CallMessages {
-  /** Stops listening. Questions already being asked still get their answer. */
+  /** Stops routing this call's messages. Questions already being asked still get their answer. */
   close(): void;
 }
 
+/** A context that can give each tool call its own view (what that call says and asks is attributed to it). */
+export interface CallScopedContext extends ExecutionContext {
+  forCall(invocation: ToolInvocation): ExecutionContext;
+}
+
+/** The ExecutionContext of one call: the call's own view when `ctx` offers one, else `ctx` itself. */
+export function contextForCall(ctx: ExecutionContext, invocation: ToolInvocation): ExecutionContext {
+  const scoped = ctx as Partial<CallScopedContext>;
+  return typeof scoped.forCall === 'function' ? scoped.forCall.call(ctx, invocation) : ctx;
+}
+
+interface Route {
+  readonly invocation: ToolInvocation;
+  readonly ctx: ExecutionContext;
+}
+
 /**
- * Listens, while one invocation runs, on the subjects it was given (`runtimeSubject`, `interactSubject`) and forwards
- * what its tool says into `ctx`: log lines, output, progress and backlog as the context's calls; a confirm/request as
- * `ctx.confirm`/`ctx.request`, whose answer goes back to the tool (`{approved}`, `{text}`, `{timedOut}`, or the error
- * the context raised: CANCELLED, UNAVAILABLE, ...). Messages of other invocations of the goal are not this call's:
- * events are ignored, a question is answered CANCELLED (that invocation no longer runs). Invalid messages are dropped
- * (a question gets VALIDATION_FAILED). Nothing here throws into the connection.
+ * Listens, while calls of one goal run, on the goal's runtime and interaction subjects (`runtimeSubject`,
+ * `interactSubject`: the same for every call of the goal) and routes what a tool says by the message's invocation id to
+ * the ExecutionContext of THAT call, so calls running at the same time never get each other's messages: log lines,
+ * output, progress and backlog become the context's calls; a confirm/request becomes `ctx.confirm`/`ctx.request`, whose
+ * answer goes back to the tool (`{approved}`, `{text}`, `{timedOut}`, or the error the context raised: CANCELLED,
+ * UNAVAILABLE, ...). A message of an invocation that does not run now is not routed: an event is ignored, a question
+ * is answered CANCELLED. Invalid messages are dropped (a question gets VALIDATION_FAILED). Subscribed only while at
+ * least one call runs. Nothing here throws into the connection.
  */
-export function forwardCallMessages(
-  nc: NatsConnection,
-  invocation: ToolInvocation,
-  ctx: ExecutionContext,
-  dropped: DroppedMessage = () => undefined,
-): CallMessages {
-  const subs: Subscription[] = [
-    nc.subscribe(invocation.runtimeSubject, {
-      callback: (err, msg) => {
-        if (err) return;
-        const event = parseBody(msg, RuntimeEvent, dropped);
-        if (event?.invocationId === invocation.invocationId && event.goalId === invocation.goalId)
-          forwardEvent(ctx, event);
+export class CallRouter {
+  private readonly routes = new Map<string, Route>();
+  private subs: Subscription[] = [];
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly goalId: string,
+    private readonly dropped: DroppedMessage = () => undefined,
+  ) {}
+
+  /** Routes the messages of `invocation` (sent on `invocation`'s subjects) to `ctx` until closed. */
+  open(invocation: ToolInvocation, ctx: ExecutionContext): CallMessages {
+    const route: Route = { invocation, ctx };
+    this.routes.set(invocation.invocationId, route);
+    if (this.subs.length === 0) this.subscribe(invocation);
+    return {
+      close: () => {
+        if (this.routes.get(invocation.invocationId) === route) this.routes.delete(invocation.invocationId);
+        if (this.routes.size === 0) for (const sub of this.subs.splice(0)) sub.unsubscribe();
       },
-    }),
-    nc.subscribe(invocation.interactSubject, {
-      callback: (err, msg) => {
-        if (err) return;
-        void answerQuestion(msg, invocation, ctx, dropped).then(
-          (reply) => respond(msg, reply),
-          (e: unknown) => respond(msg, errorReply(toErrorEnvelope(e))),
-        );
-      },
-    }),
-  ];
-  return {
-    close: () => {
-      for (const sub of subs.splice(0)) sub.unsubscribe();
-    },
-  };
+    };
+  }
+
+  /** The call running now under that invocation id, if any. */
+  running(invocationId: string): ToolInvocation | undefined {
+    return this.routes.get(invocationId)?.invocation;
+  }
+
+  private subscribe(invocation: ToolInvocation): void {
+    this.subs = [
+      this.nc.subscribe(invocation.runtimeSubject, {
+        callback: (err, msg) => {
+          if (err) return;
+          const event = parseBody(msg, RuntimeEvent, this.dropped);
+          const route =
+            event && event.goalId === this.goalId ? this.routes.get(event.invocationId) : undefined;
+          if (event && route) forwardEvent(route.ctx, event);
+        },
+      }),
+      this.nc.subscribe(invocation.interactSubject, {
+        callback: (err, msg) => {
+          if (err) return;
+          void this.answerQuestion(msg).then(
+            (reply) => respond(msg, reply),
+            (e: unknown) => respond(msg, errorReply(toErrorEnvelope(e))),
+          );
+        },
+      }),
+    ];
+  }
+
+  private async answerQuestion(msg: Msg): Promise<Reply<InteractionReply>> {
+    const request = parseBody(msg, InteractionRequest, this.dropped);
+    if (!request) return errorReply(errorEnvelope('VALIDATION_FAILED', 'invalid interaction request'));
+    if (request.goalId !== this.goalId)
+      return errorReply(errorEnvelope('VALIDATION_FAILED', 'goalId does not match the subject'));
+    const route = this.routes.get(request.invocationId);
+    if (!route) return errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running'));
+    return askThrough(route.ctx, request);
+  }
 }
 
 function forwardEvent(ctx: ExecutionContext, event: RuntimeEvent): void {
@@ -83,18 +131,10 @@ function forwardEvent(ctx: ExecutionContext, event: RuntimeEvent): void {
   }
 }
 
-async function answerQuestion(
-  msg: Msg,
-  invocation: ToolInvocation,
+async function askThrough(
   ctx: ExecutionContext,
-  dropped: DroppedMessage,
+  request: InteractionRequest,
 ): Promise<Reply<InteractionReply>> {
-  const request = parseBody(msg, InteractionRequest, dropped);
-  if (!request) return errorReply(errorEnvelope('VALIDATION_FAILED', 'invalid interaction request'));
-  if (request.goalId !== invocation.goalId)
-    return errorReply(errorEnvelope('VALIDATION_FAILED', 'goalId does not match the subject'));
-  if (request.invocationId !== invocation.invocationId)
-    return errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running'));
   let timedOut = false;
   const options = {
     ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),

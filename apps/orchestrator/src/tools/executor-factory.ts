@@ -20,9 +20,9 @@ export interface ToolCallScope {
   readonly trace: GoalTrace;
 }
 
-/** A pursuit's tool executor, which also tells which invocation runs now (the one a tool's question may come from). */
+/** A pursuit's tool executor, which also tells whether an invocation runs now (a tool's question must come from one). */
 export interface GoalToolExecutor extends ToolExecutor {
-  current(): ToolInvocation | undefined;
+  running(invocationId: string): ToolInvocation | undefined;
 }
 
 /** Builds the tool executor of one pursuit (injected into the pursuit, so it never constructs a transport itself). */

@@ -10,8 +10,9 @@ import {
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
-import { type DroppedMessage, forwardCallMessages } from './call-messages';
+import { CallRouter, type DroppedMessage, contextForCall } from './call-messages';
 import { type ClaimWatch, sleep } from './claim-watch';
+import { ResourceLanes, resourcesOf } from './resource-lanes';
 import { type AttemptEnd, sendAttempt } from './tool-attempt';
 
 export interface RemoteToolExecutorOptions {
@@ -87,7 +88,8 @@ type Ended = Omit<OperationOutcome, 'operation' | 'startedAt' | 'completedAt'> &
 export class RemoteToolExecutor implements ToolExecutor {
   private step: number;
   private readonly now: () => number;
-  private inFlight: ToolInvocation | undefined;
+  private readonly router: CallRouter;
+  private readonly lanes = new ResourceLanes();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -95,11 +97,15 @@ export class RemoteToolExecutor implements ToolExecutor {
   ) {
     this.step = options.firstStep;
     this.now = options.now ?? Date.now;
+    this.router = new CallRouter(nc, options.goalId, options.onDropped);
   }
 
-  /** The invocation being executed now (its tool's messages and questions are this call's). */
-  current(): ToolInvocation | undefined {
-    return this.inFlight;
+  /**
+   * The call running now under that invocation id, if any (a tool's question is that call's). Several calls may run
+   * at once: each `execute` numbers its step when it is called, and each call's messages reach its own context.
+   */
+  running(invocationId: string): ToolInvocation | undefined {
+    return this.router.running(invocationId);
   }
 
   async execute(plan: OperationPlan, ctx: ExecutionContext, signal?: AbortSignal): Promise<OperationOutcome> {
@@ -108,14 +114,15 @@ export class RemoteToolExecutor implements ToolExecutor {
     const budgetMs = this.options.timeoutOf?.(plan.tool) ?? this.options.defaultTimeoutMs ?? 120_000;
     const invocation = this.invocationOf(plan, step, started + budgetMs);
     if ('error' in invocation) return this.outcome(plan, started, { failed: invocation.error });
-    const messages = forwardCallMessages(this.nc, invocation, ctx, this.options.onDropped);
+    // Numbered above, when called; a call on a resource an earlier call of the group still works on waits for it.
+    const leave = await this.lanes.enter(resourcesOf(plan.parameters));
+    const messages = this.router.open(invocation, contextForCall(ctx, invocation));
     let ended: Ended | undefined;
     try {
-      this.inFlight = invocation;
       ended = await this.attempts(plan, invocation, budgetMs, signal);
     } finally {
-      this.inFlight = undefined;
       messages.close();
+      leave();
     }
     const outcome = this.outcome(plan, started, ended);
     this.options.onOutcome?.({
@@ -142,7 +149,6 @@ export class RemoteToolExecutor implements ToolExecutor {
       if (signal?.aborted) return cancelled();
       if (this.now() >= invocation.deadline) return failed(last);
       const sent = { ...invocation, attempt };
-      this.inFlight = sent;
       this.options.onDispatch?.(sent, plan.reason);
       const end: AttemptEnd = await sendAttempt(this.nc, sent, {
         deadline: invocation.deadline,

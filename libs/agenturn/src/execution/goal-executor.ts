@@ -33,6 +33,12 @@ export interface GoalExecutorHooks {
    * a rejection ends the pursuit as `failed`, since continuing without a checkpoint would lose work on a crash.
    */
   onStep?(progress: PursuitProgress, outcome: OperationOutcome): Promise<void>;
+  /**
+   * After a group of calls decided together (`OperationPlan.group`) has all ended, with the progress including them
+   * all: one checkpoint for the whole group, so a crash leaves none or all of them recorded. Without it `onStep` is
+   * called for each, in order.
+   */
+  onSteps?(progress: PursuitProgress, outcomes: readonly OperationOutcome[]): Promise<void>;
   /** Each decision as soon as it is made, before it is acted on. Awaited; a rejection ends the pursuit as `failed`. */
   onDecision?(decision: Decision, progress: PursuitProgress): void | Promise<void>;
 }
@@ -131,6 +137,7 @@ export class GoalExecutor {
           signal: run.signal,
         });
         assertDecision(decision);
+        decision = this.withinBudget(decision, run);
         await this.hooks.onDecision?.(decision, run.progress);
       } catch (e) {
         return this.afterError(run, e);
@@ -141,23 +148,59 @@ export class GoalExecutor {
       const stopBeforeExecute = this.stopIfNeeded(run);
       if (stopBeforeExecute !== null) return stopBeforeExecute;
 
-      const stepNo = run.progress.executedSteps.length + 1;
-      ctx.info(`Step ${stepNo}: Executing: ${decision.reason}`);
-      const outcome = await this.execute(run, decision);
-      run.progress = { goal: run.goal, executedSteps: [...run.progress.executedSteps, outcome] };
-      if (outcome.status === 'success') ctx.info(`✓ Completed: ${decision.reason}`);
-      else ctx.error(`✗ Failed: ${decision.reason} - ${outcome.errorMessage ?? outcome.status}`);
-
+      const outcomes = await this.executeStep(run, decision);
       try {
-        await this.hooks.onStep?.(run.progress, outcome);
+        await this.record(run.progress, outcomes);
       } catch (e) {
         return this.failed(run, toErrorInfo(e), 'checkpoint hook failed');
       }
       // A cancelled step ends the pursuit only when one of our signals caused it; otherwise it is a failed step.
-      if (outcome.status === 'cancelled') {
+      if (outcomes.some((o) => o.status === 'cancelled')) {
         const stop = this.stopIfNeeded(run);
         if (stop !== null) return stop;
       }
+    }
+  }
+
+  /**
+   * Runs the decided call, with the calls decided together with it at the same time, and appends their outcomes in plan order. Each `execute` is called in plan order before any is awaited, so
+   * an executor that numbers steps as it is called numbers them as the checkpoint does.
+   */
+  private async executeStep(run: PursuitRun, decision: OperationPlan): Promise<OperationOutcome[]> {
+    const { ctx } = this;
+    const { group = [], ...head } = decision;
+    const plans: OperationPlan[] = [head, ...group];
+    const first = run.progress.executedSteps.length + 1;
+    plans.forEach((plan, i) => ctx.info(`Step ${first + i}: Executing: ${plan.reason}`));
+    const outcomes = await Promise.all(plans.map((plan) => this.execute(run, plan)));
+    run.progress = { goal: run.goal, executedSteps: [...run.progress.executedSteps, ...outcomes] };
+    plans.forEach((plan, i) => {
+      const outcome = outcomes[i] as OperationOutcome;
+      if (outcome.status === 'success') ctx.info(`✓ Completed: ${plan.reason}`);
+      else ctx.error(`✗ Failed: ${plan.reason} - ${outcome.errorMessage ?? outcome.status}`);
+    });
+    return outcomes;
+  }
+
+  /** A group of calls cut to what the step budget leaves (the first call always fits: the budget was checked). */
+  private withinBudget(decision: Decision, run: PursuitRun): Decision {
+    if (decision.kind !== 'operation' || decision.group === undefined) return decision;
+    const room = Math.max(0, this.limits.maxSteps - run.progress.executedSteps.length - 1);
+    const group = decision.group.slice(0, room);
+    if (group.length === 0) {
+      const { group: _dropped, ...head } = decision;
+      return head;
+    }
+    return { ...decision, group };
+  }
+
+  /** Checkpoints the step's outcomes: one group write when the hooks take one, else step by step. */
+  private async record(progress: PursuitProgress, outcomes: readonly OperationOutcome[]): Promise<void> {
+    if (outcomes.length > 1 && this.hooks.onSteps) return this.hooks.onSteps(progress, outcomes);
+    const before = progress.executedSteps.length - outcomes.length;
+    for (const [i, outcome] of outcomes.entries()) {
+      const executedSteps = progress.executedSteps.slice(0, before + i + 1);
+      await this.hooks.onStep?.({ goal: progress.goal, executedSteps }, outcome);
     }
   }
 

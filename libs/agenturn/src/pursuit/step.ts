@@ -7,6 +7,11 @@ export interface OperationPlan {
   readonly reason: string;
   readonly tool: string;
   readonly parameters: Readonly<Record<string, unknown>>;
+  /**
+   * Further independent calls decided together with this one. They run at the same time as it (the executor
+   * serialises calls on the same resource) and are recorded as the steps right after it, in this order.
+   */
+  readonly group?: readonly OperationPlan[];
 }
 
 /**
