@@ -5,6 +5,7 @@ import { EventsController } from './events/events.controller';
 import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
+import { McpController } from './mcp/mcp.controller';
 import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
@@ -30,6 +31,7 @@ export class AppModule {
         ResourcesController,
         ToolsController,
         ServicesController,
+        McpController,
       ],
       providers: [GoalsService, resourceServiceProvider],
     };
