@@ -3,6 +3,9 @@ import { BaseEnv } from '@novelrag/bus';
 import { describeIssues } from '@novelrag/contracts';
 import { z } from 'zod';
 
+/** The inbox prefix of the bridge's NATS requests (its NATS user may read only these replies). */
+export const BRIDGE_INBOX_PREFIX = '_INBOX_mcp';
+
 /** The bridge's environment (BaseEnv adds NATS, identity, logging). */
 export const McpBridgeEnv = z.object({
   NOVELRAG_MCP_CONFIG: z

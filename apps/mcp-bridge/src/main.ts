@@ -1,7 +1,7 @@
 import { connect } from '@nats-io/transport-node';
 import { defaultInstanceId, parseEnv } from '@novelrag/bus';
 import type { HostLogger } from '@novelrag/tool-kit';
-import { BridgeEnv, loadBridgeConfig } from './config';
+import { BRIDGE_INBOX_PREFIX, BridgeEnv, loadBridgeConfig } from './config';
 import { ServerSupervisor } from './server-supervisor';
 
 /** JSON lines on stdout; fields are ids and reasons, never tool arguments or results. */
@@ -31,8 +31,8 @@ async function main(): Promise<void> {
     name: instanceId,
     timeout: env.NOVELRAG_CONNECT_TIMEOUT_MS,
     maxReconnectAttempts: -1,
-    // Tool principals may not read other services' replies: their requests use their own inbox prefix.
-    inboxPrefix: '_INBOX_tools',
+    // The bridge may not read other services' replies: its requests use its own inbox prefix (deploy/nats/nats.conf).
+    inboxPrefix: BRIDGE_INBOX_PREFIX,
     ...(env.NATS_USER ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : {}),
   });
   const supervisors = Object.entries(config.servers).map(
