@@ -57,6 +57,11 @@ describe.each(transports)('NovelRAG as an MCP server over %s', (label, transport
     system = await startSystem(`mcp-${label.startsWith('stdio') ? 'stdio' : 'http'}`, {
       env: { NOVELRAG_API_KEYS: KEY, NOVELRAG_AUTH_DISABLED: 'false' },
     });
+    // [MCPC]: a goal whose decision is slow, so that the client can cancel it while it runs.
+    system.fake.once(
+      { kind: 'tools', where: (r) => JSON.stringify(r.body).includes('[MCPC]') },
+      { delayMs: 60_000, then: { text: 'too late' } },
+    );
     installRules(system.fake, demoScenario().rules);
     client = new Client({ name: 'novelrag-e2e', version: '1.0.0' });
     await client.connect(transport(system));
@@ -156,6 +161,38 @@ describe.each(transports)('NovelRAG as an MCP server over %s', (label, transport
     if (result.isError) expect(result.content[0]?.text).toMatch(/^VALIDATION_FAILED: /);
     else expect(jsonOf(result)['goalId']).toEqual(expect.any(String));
   });
+
+  it('cancels the goal when the client cancels the call that waits for it', async () => {
+    const controller = new AbortController();
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const call = client.callTool(
+      { name: 'submit_goal', arguments: { goal: '[MCPC] a slow goal' } },
+      undefined,
+      {
+        ...LONG,
+        signal: controller.signal,
+        onprogress: (p: Progress) => {
+          if (p.message === 'goal.started') started();
+        },
+      },
+    );
+    await running;
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    const page = await system.http('/v1/goals?limit=10', { headers: { authorization: `Bearer ${KEY}` } });
+    const goal = (page.body['goals'] as { goalId: string; goal: string | null }[]).find((g) =>
+      g.goal?.startsWith('[MCPC]'),
+    );
+    const ended = jsonOf(
+      await client.callTool(
+        { name: 'follow_goal', arguments: { goalId: goal?.goalId, waitMs: 50_000 } },
+        undefined,
+        LONG,
+      ),
+    );
+    expect(ended['status']).toBe('cancelled');
+  }, 120_000);
 
   it('refuses /mcp without the API key, like the REST API', async () => {
     const res = await fetch(`${system.url}/mcp`, {

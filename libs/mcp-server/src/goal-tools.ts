@@ -82,7 +82,18 @@ export function registerGoalTools(server: McpServer, api: NovelragApi): void {
       description:
         'Submit a request to NovelRAG (it plans and runs tools on the knowledge repository). By default waits for the goal to end, sending progress notifications; cancelling the call cancels the goal. Stops early when the goal asks a question (see answer_interaction).',
       inputSchema: {
-        request: z.string().min(1).max(20_000).describe('What you want done, in natural language'),
+        request: z
+          .string()
+          .min(1)
+          .max(20_000)
+          .optional()
+          .describe('What you want done, in natural language (translated into a goal)'),
+        goal: z
+          .string()
+          .min(1)
+          .max(20_000)
+          .optional()
+          .describe('A goal statement used as is, instead of `request`'),
         threadId,
         lang,
         wait: z.boolean().optional().describe('Wait for the goal to end (default true)'),
@@ -94,7 +105,7 @@ export function registerGoalTools(server: McpServer, api: NovelragApi): void {
       guard(() =>
         submit(
           api,
-          { request: args.request, threadId: args.threadId, lang: args.lang },
+          { request: args.request, goal: args.goal, threadId: args.threadId, lang: args.lang },
           args.wait ?? true,
           args.waitMs,
           extra,
