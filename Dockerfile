@@ -1,5 +1,5 @@
-# One image recipe for the four services: `docker build --build-arg APP=gateway .` (APP = gateway | orchestrator |
-# tool-runner | resource-service). Stage 1 builds the whole workspace; stage 2 installs production dependencies only;
+# One image recipe for the services: `docker build --build-arg APP=gateway .` (APP = gateway | orchestrator |
+# tool-runner | resource-service | mcp-bridge). Stage 1 builds the whole workspace; stage 2 installs production dependencies only;
 # stage 3 is the small runtime: node:24 slim, production node_modules, the libs' and this app's dist, the templates
 # (and the dashboard's static files, which the gateway serves at /ui).
 FROM node:24-bookworm-slim AS build
@@ -13,12 +13,14 @@ COPY libs/bus/package.json libs/bus/
 COPY libs/tool-kit/package.json libs/tool-kit/
 COPY libs/repository/package.json libs/repository/
 COPY libs/resource-client/package.json libs/resource-client/
+COPY libs/mcp-server/package.json libs/mcp-server/
 COPY libs/testkit/package.json libs/testkit/
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/orchestrator/package.json apps/orchestrator/
 COPY apps/tool-runner/package.json apps/tool-runner/
 COPY apps/resource-service/package.json apps/resource-service/
 COPY apps/cli/package.json apps/cli/
+COPY apps/mcp-bridge/package.json apps/mcp-bridge/
 COPY apps/dashboard/package.json apps/dashboard/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
@@ -41,12 +43,14 @@ COPY --from=build /repo/libs/bus/package.json libs/bus/
 COPY --from=build /repo/libs/tool-kit/package.json libs/tool-kit/
 COPY --from=build /repo/libs/repository/package.json libs/repository/
 COPY --from=build /repo/libs/resource-client/package.json libs/resource-client/
+COPY --from=build /repo/libs/mcp-server/package.json libs/mcp-server/
 COPY --from=build /repo/libs/testkit/package.json libs/testkit/
 COPY --from=build /repo/apps/gateway/package.json apps/gateway/
 COPY --from=build /repo/apps/orchestrator/package.json apps/orchestrator/
 COPY --from=build /repo/apps/tool-runner/package.json apps/tool-runner/
 COPY --from=build /repo/apps/resource-service/package.json apps/resource-service/
 COPY --from=build /repo/apps/cli/package.json apps/cli/
+COPY --from=build /repo/apps/mcp-bridge/package.json apps/mcp-bridge/
 COPY --from=build /repo/apps/dashboard/package.json apps/dashboard/
 # --ignore-scripts: no install scripts at runtime (LanceDB ships prebuilt binaries as optional dependencies).
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
@@ -73,6 +77,8 @@ COPY --from=build /repo/libs/repository/package.json libs/repository/
 COPY --from=build /repo/libs/repository/dist libs/repository/dist
 COPY --from=build /repo/libs/resource-client/package.json libs/resource-client/
 COPY --from=build /repo/libs/resource-client/dist libs/resource-client/dist
+COPY --from=build /repo/libs/mcp-server/package.json libs/mcp-server/
+COPY --from=build /repo/libs/mcp-server/dist libs/mcp-server/dist
 COPY --from=build /repo/apps/${APP}/package.json apps/${APP}/
 COPY --from=build /repo/apps/${APP}/dist apps/${APP}/dist
 # The dashboard's static build (a few tens of KB; only the gateway serves it, at /ui).

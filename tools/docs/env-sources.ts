@@ -5,6 +5,7 @@ import { GatewayEnv } from '../../apps/gateway/src/config';
 import { OrchestratorEnv } from '../../apps/orchestrator/src/config';
 import { ResourceServiceEnv } from '../../apps/resource-service/src/config';
 import { ToolRunnerEnv } from '../../apps/tool-runner/src/config';
+import { McpBridgeEnv } from '../../apps/mcp-bridge/src/config';
 import { BenchEnv, ClientEnv, LauncherEnv, TestEnv } from './script-env';
 
 /** One environment schema as docs/configuration.md shows it: a section, who reads it, its variables. */
@@ -70,6 +71,14 @@ export const ENV_SOURCES: readonly EnvSource[] = [
     intro: 'Owns the knowledge repository.',
     schema: ResourceServiceEnv,
     includes: [LlmEnv],
+  },
+  {
+    title: 'mcp-bridge',
+    readBy: 'mcp-bridge',
+    definedIn: 'apps/mcp-bridge/src/config.ts',
+    intro:
+      'Hosts the tools of MCP servers on the bus (see [MCP](mcp.md)); it also reads the variables every service reads.',
+    schema: McpBridgeEnv,
   },
   {
     title: 'Launcher',

@@ -4,7 +4,7 @@
 //    else stop with a message naming how to get one.
 // 2. Builds the workspace (incremental `tsc -b`) and the dashboard (served by the gateway at /ui), then starts the
 //    four services as separate processes (NOVELRAG_TOOL_RUNNERS replicas of the tool-runner), waits until each
-//    answers its NATS health probe, prints the URLs.
+//    answers its NATS health probe, prints the URLs. With NOVELRAG_MCP_CONFIG, also the MCP bridge (docs/mcp.md).
 // 3. The model: OPENAI_API_KEY / OPENAI_BASE_URL → that OpenAI-compatible provider; neither (or NOVELRAG_LLM=scripted)
 //    → the SCRIPTED model (tools/demo/scripted-llm.mjs replaying NOVELRAG_SCENARIO, default tools/demo/scenario.json),
 //    started here and given to the orchestrator and tool-runners as their OPENAI_BASE_URL. Said loudly at startup.
@@ -288,6 +288,13 @@ await stage(() => startService('resource-service'));
 await stage(() => {
   for (let i = 0; i < replicas; i++) startService('tool-runner', i);
 });
+// The MCP bridge (only with a config file): it has no health probe; the orchestrators hear its tools announced.
+if (env.NOVELRAG_MCP_CONFIG) {
+  const config = path.resolve(env.NOVELRAG_MCP_CONFIG);
+  if (!existsSync(config)) fail(`NOVELRAG_MCP_CONFIG: ${config} does not exist`);
+  env.NOVELRAG_MCP_CONFIG = config;
+  startService('mcp-bridge');
+}
 await stage(() => startService('orchestrator'));
 await stage(() => startService('gateway'));
 await waitHttpReady();
@@ -319,6 +326,7 @@ console.log(`
   Logs          ${streamLogs ? 'this terminal' : logDir}
   API docs      http://127.0.0.1:${port}/docs
   Dashboard     http://127.0.0.1:${port}/ui/
+  MCP           http://127.0.0.1:${port}/mcp  (stdio: npx novelrag mcp)${env.NOVELRAG_MCP_CONFIG ? `; bridge for ${env.NOVELRAG_MCP_CONFIG}` : ''}
   Auth          ${env.NOVELRAG_AUTH_DISABLED === 'true' ? 'disabled (local use; set NOVELRAG_API_KEYS to require Bearer keys)' : 'Bearer API keys'}
   Store         ${env.QDRANT_URL ? `Qdrant at ${env.QDRANT_URL}` : `embedded (LanceDB) in ${path.join(dataDir, 'store')}`}
   Model         ${llmMode === 'scripted' ? `SCRIPTED (replays ${path.relative(root, scenarioFile)}; set OPENAI_API_KEY for a real model)` : `OpenAI-compatible at ${env.OPENAI_BASE_URL ?? 'api.openai.com'}`}

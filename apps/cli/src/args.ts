@@ -138,6 +138,13 @@ export const COMMANDS = {
     min: 0,
     max: Infinity,
   },
+  mcp: {
+    summary: 'serve NovelRAG to an MCP client over stdio (a client of the gateway, like every command)',
+    usage: 'mcp',
+    options: {},
+    min: 0,
+    max: 0,
+  },
   help: { summary: 'show this help', usage: 'help [command]', options: {}, min: 0, max: 1 },
 } as const satisfies Record<string, CommandSpec>;
 

@@ -5,6 +5,7 @@ import { EventsController } from './events/events.controller';
 import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
+import { McpController } from './mcp/mcp.controller';
 import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
@@ -32,6 +33,7 @@ export class AppModule {
         ToolsController,
         ServicesController,
         ThreadMemoryController,
+        McpController,
       ],
       providers: [
         GoalsService,

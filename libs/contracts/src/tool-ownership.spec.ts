@@ -35,6 +35,7 @@ describe('tool ownership (one principal per tool name)', () => {
   it('names one result bucket per principal', () => {
     expect(toolResultsBucket('novelrag-tools')).toBe('tool-results');
     expect(toolResultsBucket('novelrag-tools-examples')).toBe('tool-results-examples');
+    expect(toolResultsBucket('novelrag-tools-mcp-everything')).toBe('tool-results-mcp');
     expect(() => toolResultsBucket('novelrag-gateway')).toThrow(/not a tool service/);
   });
 });

@@ -75,12 +75,13 @@ export function toolOwnershipProblem(service: string, tool: string, owners?: Too
 /**
  * The KV bucket where the tools of micro service `service` record their results: `tool-results` for the built-in
  * service, `tool-results-<suffix>` for a third-party one. Each is writable only by its owner's NATS identity, so no
- * principal can plant a result that another principal's runner would replay.
+ * principal can plant a result that another principal's runner would replay. The MCP bridge is one principal serving
+ * one micro service per MCP server (`novelrag-tools-mcp-<server>`): they share its bucket `tool-results-mcp`.
  */
 export function toolResultsBucket(service: string): string {
   if (service === MicroServiceNames.tools) return Buckets.toolResults;
   const prefix = `${MicroServiceNames.tools}-`;
   const suffix = service.startsWith(prefix) ? service.slice(prefix.length) : '';
   if (!SUFFIX.test(suffix)) throw new Error(`"${service}" is not a tool service name`);
-  return `${Buckets.toolResults}-${suffix}`;
+  return suffix.startsWith('mcp-') ? `${Buckets.toolResults}-mcp` : `${Buckets.toolResults}-${suffix}`;
 }

@@ -16,6 +16,7 @@ export const NATS_USERS = {
   'tool-runner': 'NATS_TOOL_RUNNER_PASSWORD',
   'resource-service': 'NATS_RESOURCES_PASSWORD',
   'tool-examples': 'NATS_TOOL_EXAMPLES_PASSWORD',
+  'mcp-bridge': 'NATS_MCP_BRIDGE_PASSWORD',
 } as const;
 export type NatsUser = keyof typeof NATS_USERS;
 

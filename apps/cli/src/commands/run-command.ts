@@ -4,6 +4,7 @@ import type { GatewayClient } from '../gateway-client';
 import type { CliIo } from '../io';
 import { backlog } from './backlog-command';
 import type { CommandHandler } from './command-handler';
+import { mcp } from './mcp-command';
 import { tools } from './tools-command';
 import { chat, followExisting, pursueNext, submitGoal } from './goal-commands';
 import {
@@ -37,6 +38,7 @@ const HANDLERS: Readonly<Record<CommandName, CommandHandler>> = {
   aspects: listAspects,
   operations: listOperations,
   backlog,
+  mcp,
 };
 
 /** Runs one parsed command against the gateway; returns the exit status (errors are thrown as CliError). */
