@@ -11,7 +11,6 @@ import {
   parseUri,
   prefixedTerms,
   queryTerms,
-  SEARCH_FORMAT,
   type AspectRecord,
   type ResourceStore,
   type SearchHit,
@@ -21,7 +20,7 @@ import {
   type StoreState,
   type UpsertItem,
 } from '@novelrag/repository';
-import { readJsonFile, writeJsonFileAtomic } from './json-file';
+import { ANN_MIN_ROWS, ensureIdKey, ensureIndexes, ID_KEY, maintainVectorIndex } from './lancedb-indexes';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';
 
@@ -32,6 +31,8 @@ export interface LanceDbStoreOptions {
   readonly dimensions: number;
   /** Compact and re-index after this many writes (new rows are searchable before that anyway). Default 50. */
   readonly optimizeEvery?: number;
+  /** Train the vector (IVF) index once the table holds this many rows; below it vector search scans. Default 10 000. */
+  readonly annMinRows?: number;
 }
 
 const TABLE = 'elements';
@@ -44,6 +45,7 @@ function tableSchema(dimensions: number): Schema {
     new Field('aspect', new Utf8(), false),
     new Field('parent_uri', new Utf8(), true),
     new Field('id', new Utf8(), false),
+    new Field(ID_KEY, new Utf8(), true),
     new Field('record', new Utf8(), false),
     new Field('text', new Utf8(), false),
     new Field('hash', new Utf8(), false),
@@ -51,40 +53,10 @@ function tableSchema(dimensions: number): Schema {
   ]);
 }
 
-/**
- * The `text` column holds the element's analysed terms (`prefixedTerms`, space-separated): the shared analyser
- * already segmented, normalised and filtered them, so the index only splits on spaces and changes nothing.
- */
-// A fresh Index per use: the native object is consumed by createIndex.
-const ftsIndex = (): lancedb.Index =>
-  lancedb.Index.fts({
-    baseTokenizer: 'whitespace',
-    lowercase: false,
-    stem: false,
-    removeStopWords: false,
-    asciiFolding: false,
-    withPosition: false,
-  });
-/** Records which analysis the full-text index was built for (an older folder is re-indexed on open). */
-const SEARCH_FILE = 'search.json';
-
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
-}
-
-/**
- * Creates the full-text index, or rebuilds it when the folder's index was made for another analysis (the rows'
- * terms are then rewritten by the repository, whose search hashes changed with the format).
- */
-async function ensureTextIndex(table: lancedb.Table, marker: string): Promise<void> {
-  const current = (await readJsonFile(marker)) as { format?: unknown } | null;
-  const indices = await table.listIndices();
-  const exists = indices.some((index) => index.indexType === 'FTS' && index.columns.includes('text'));
-  if (exists && current?.format === SEARCH_FORMAT) return;
-  await table.createIndex('text', { config: ftsIndex(), replace: true });
-  await writeJsonFileAtomic(marker, { format: SEARCH_FORMAT });
 }
 
 function parseRecord(json: unknown): ElementRecord {
@@ -98,8 +70,9 @@ function parseRecord(json: unknown): ElementRecord {
  *
  * Search: full-text BM25 over the keyword terms and over the (prefixed) name terms, cosine vector search and an
  * exact-id lookup, each filtered by aspect and fetching `candidateLimit(limit)` rows, fused by the shared `fuse`.
- * LanceDB also scans rows the FTS index does not cover yet, so writes are searchable at once;
- * `optimize()` folds them into the index every `optimizeEvery` writes.
+ * Indexes (see `lancedb-indexes.ts`): scalar ones on the filtered columns, the full-text one, and an IVF vector
+ * index once the table is large; rows no index covers yet are scanned beside them, so writes are searchable at once,
+ * and `optimize()` folds them into the indexes every `optimizeEvery` writes.
  *
  * One process owns a data folder at a time. Methods reject with LanceDB's or the file system's errors.
  */
@@ -113,6 +86,8 @@ export class LanceDbResourceStore implements ResourceStore {
     private readonly meta: StoreMeta,
     private readonly dimensions: number,
     private readonly optimizeEvery: number,
+    private readonly metaDir: string,
+    private readonly annMinRows: number,
   ) {}
 
   /** Opens (or creates) the store in `options.dir`. Throws when the folder was created with other dimensions. */
@@ -133,8 +108,20 @@ export class LanceDbResourceStore implements ResourceStore {
         table.close();
         throw new Error(`The LanceDB table in ${dir} holds vectors of size ${size}, not ${dimensions}`);
       }
-      await ensureTextIndex(table, join(dir, 'meta', SEARCH_FILE));
-      return new LanceDbResourceStore(db, table, meta, dimensions, options.optimizeEvery ?? 50);
+      await ensureIdKey(table);
+      await ensureIndexes(table, join(dir, 'meta'));
+      const store = new LanceDbResourceStore(
+        db,
+        table,
+        meta,
+        dimensions,
+        options.optimizeEvery ?? 50,
+        join(dir, 'meta'),
+        options.annMinRows ?? ANN_MIN_ROWS,
+      );
+      // A folder that grew past the threshold without an index (or before this version) gets it in the background.
+      store.maintainInBackground(() => store.vectorIndex());
+      return store;
     } catch (err) {
       db.close();
       throw err;
@@ -172,6 +159,7 @@ export class LanceDbResourceStore implements ResourceStore {
       aspect: record.aspect,
       parent_uri: record.parentUri,
       id: record.id,
+      [ID_KEY]: record.id.toLowerCase(),
       record: JSON.stringify(record),
       text: prefixedTerms(documentTerms(record, text)).join(' '),
       hash,
@@ -235,7 +223,7 @@ export class LanceDbResourceStore implements ResourceStore {
       fullText(terms.prefixedNames),
       filtered(this.table.query().nearestTo(request.vector).distanceType('cosine')).toArray(),
       text.length > 0
-        ? filtered(this.table.query().where(`lower(id) = ${sqlString(text.toLowerCase())}`)).toArray()
+        ? filtered(this.table.query().where(`${ID_KEY} = ${sqlString(text.toLowerCase())}`)).toArray()
         : Promise.resolve([]),
     ]);
     const records = new Map<string, ElementRecord>();
@@ -272,7 +260,7 @@ export class LanceDbResourceStore implements ResourceStore {
     return buildSegments({ aspects: this.meta.aspects(), record: (uri) => records.get(uri) }, request);
   }
 
-  /** Compacts the table and brings the full-text index up to date (also done every `optimizeEvery` writes). */
+  /** Compacts the table and brings every index up to date (also done in the background every `optimizeEvery` writes). */
   async optimize(): Promise<void> {
     this.assertOpen();
     await this.background;
@@ -308,18 +296,32 @@ export class LanceDbResourceStore implements ResourceStore {
    */
   private async afterWrite(): Promise<void> {
     this.writes += 1;
-    if (this.writes % this.optimizeEvery !== 0 || this.optimizing) return;
+    if (this.writes % this.optimizeEvery === 0) this.maintainInBackground(() => this.compact());
+  }
+
+  /** Runs `work` in the background unless maintenance is already running; its failure is retried next time. */
+  private maintainInBackground(work: () => Promise<unknown>): void {
+    if (this.optimizing) return;
     this.optimizing = true;
-    this.background = this.compact()
+    this.background = work()
+      .then(() => undefined)
       .catch(() => undefined)
       .finally(() => {
         this.optimizing = false;
       });
   }
 
-  /** Versions older than a minute are dropped (the default keeps 7 days: 782 MB on disk for 100k elements). */
+  /**
+   * Folds new rows into every index and drops versions older than a minute (the default keeps 7 days: 782 MB on
+   * disk for 100k elements), then trains the vector index when the table crossed its threshold.
+   */
   private async compact(): Promise<void> {
     await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    await this.vectorIndex();
+  }
+
+  private vectorIndex(): Promise<boolean> {
+    return maintainVectorIndex(this.table, this.metaDir, this.annMinRows);
   }
 
   private assertOpen(): void {
