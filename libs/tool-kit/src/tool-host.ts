@@ -17,7 +17,7 @@ import {
   errorEnvelope,
 } from '@novelrag/contracts';
 import type { HostedTool } from './hosted-tool';
-import { IdempotentExecution } from './idempotent-execution';
+import { IdempotentExecution, needsAtMostOnce } from './idempotent-execution';
 import { runInvocation } from './invocation-runner';
 import { type HostLogger, silentLogger } from './logger';
 import { errorOutput } from './outputs';
@@ -266,7 +266,11 @@ export class ToolHost {
         this.logger,
         this.now,
       );
-    const pending = this.idempotent ? this.idempotent.execute(invocation, deadline, run) : run();
+    // Read-only and idempotent tools skip the claim and the record (see needsAtMostOnce): no KV round trip.
+    const pending =
+      this.idempotent && needsAtMostOnce(tool.hints)
+        ? this.idempotent.execute(invocation, deadline, run)
+        : run();
     this.inFlight.set(invocation.invocationId, pending);
     return pending.finally(() => this.inFlight.delete(invocation.invocationId));
   }
