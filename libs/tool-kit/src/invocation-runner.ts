@@ -6,6 +6,7 @@ import {
   errorEnvelope,
   isErrorEnvelope,
 } from '@novelrag/contracts';
+import type { GoalCancellations, StopListening } from './goal-cancellations';
 import type { HostedTool } from './hosted-tool';
 import type { HostLogger } from './logger';
 import { errorOutput, thrownOutput, toWireOutput } from './outputs';
@@ -16,6 +17,8 @@ export interface RunLimits {
   readonly maxResultChars: number;
   /** Stops the run from outside (another runner took the invocation over): the tool's signal aborts with its reason. */
   readonly stop?: AbortSignal;
+  /** The host's shared cancel listener; without it the call subscribes to its goal's cancel subject itself. */
+  readonly cancellations?: Pick<GoalCancellations, 'on'>;
 }
 
 /**
@@ -47,15 +50,13 @@ export async function runInvocation(
       errorOutput(errorEnvelope('TIMEOUT', `${tool.name} did not finish within ${budget} ms`), elapsed()),
     );
   }, budget);
-  const cancelSub = nc.subscribe(Subjects.goalCancel(invocation.goalId), {
-    callback: (err) => {
-      if (err) return;
-      controller.abort(errorEnvelope('CANCELLED', 'goal cancelled'));
-      settle(
-        errorOutput(errorEnvelope('CANCELLED', `the goal was cancelled while ${tool.name} ran`), elapsed()),
-      );
-    },
-  });
+  const onCancel = () => {
+    controller.abort(errorEnvelope('CANCELLED', 'goal cancelled'));
+    settle(
+      errorOutput(errorEnvelope('CANCELLED', `the goal was cancelled while ${tool.name} ran`), elapsed()),
+    );
+  };
+  const stopListening = listenForCancel(nc, invocation.goalId, onCancel, limits.cancellations);
   const onStop = () => {
     const reason: unknown = limits.stop?.reason;
     const error = isErrorEnvelope(reason) ? reason : errorEnvelope('UNAVAILABLE', `${tool.name} was stopped`);
@@ -98,8 +99,23 @@ export async function runInvocation(
     return await Promise.race([running, stopped]);
   } finally {
     clearTimeout(timer);
-    cancelSub.unsubscribe();
+    stopListening();
     limits.stop?.removeEventListener('abort', onStop);
     if (!controller.signal.aborted) controller.abort(errorEnvelope('CANCELLED', 'invocation finished'));
   }
+}
+
+function listenForCancel(
+  nc: NatsConnection,
+  goalId: string,
+  onCancel: () => void,
+  shared: Pick<GoalCancellations, 'on'> | undefined,
+): StopListening {
+  if (shared) return shared.on(goalId, onCancel);
+  const sub = nc.subscribe(Subjects.goalCancel(goalId), {
+    callback: (err) => {
+      if (!err) onCancel();
+    },
+  });
+  return () => sub.unsubscribe();
 }

@@ -17,6 +17,7 @@ import {
   errorEnvelope,
 } from '@novelrag/contracts';
 import type { HostedTool } from './hosted-tool';
+import { GoalCancellations } from './goal-cancellations';
 import { IdempotentExecution, needsAtMostOnce } from './idempotent-execution';
 import { runInvocation } from './invocation-runner';
 import { type HostLogger, silentLogger } from './logger';
@@ -75,6 +76,7 @@ export class ToolHost {
   private readonly inFlight = new Map<string, Promise<ToolOutput>>();
   private readonly tasks = new Set<Promise<void>>();
   private idempotent: IdempotentExecution | undefined;
+  private readonly cancellations = new GoalCancellations();
   private active = 0;
   private closing = false;
   private readonly logger: HostLogger;
@@ -117,6 +119,7 @@ export class ToolHost {
         });
       }
     }
+    this.cancellations.start(nc);
     const svc = await new Svcm(nc as never).add({
       name: this.options.serviceName,
       version: this.options.version,
@@ -179,6 +182,8 @@ export class ToolHost {
       new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
     ]);
     clearTimeout(timer);
+    // Calls still running past the grace keep hearing their goal's cancellation until they end.
+    void Promise.allSettled([...this.tasks]).then(() => this.cancellations.stop());
     return this.tasks.size;
   }
 
@@ -261,6 +266,7 @@ export class ToolHost {
         {
           deadline,
           maxResultChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS,
+          cancellations: this.cancellations,
           ...(stop ? { stop } : {}),
         },
         this.logger,
