@@ -189,7 +189,7 @@ describe('ToolHost over real NATS', () => {
   });
 
   it('publishes every tool with its metadata for $SRV.INFO discovery', async () => {
-    const { tools: found, invalid } = await discoverTools(nc, 500);
+    const { tools: found, invalid } = await discoverTools(nc);
     expect(invalid).toEqual([]);
     expect(found.map((t) => t.name)).toEqual([
       'asker',

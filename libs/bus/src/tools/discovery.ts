@@ -1,12 +1,12 @@
-import { Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mapTransportError } from '../request';
 import {
   type ToolDescriptor,
   decodeToolMetadata,
   isToolServiceName,
   toolFromInvokeSubject,
 } from '@novelrag/contracts';
+import { z } from 'zod';
+import { gather, type GatherOptions } from './gather';
 
 export interface DiscoveredTool extends ToolDescriptor {
   /** How many running instances serve it. */
@@ -27,50 +27,68 @@ export interface ToolDiscovery {
   readonly invalid: InvalidToolEndpoint[];
 }
 
+/** The part of a `$SRV.INFO` answer discovery reads (any micro service, any language: parsed, never trusted). */
+const ServiceInfo = z.object({
+  name: z.string(),
+  version: z.string(),
+  endpoints: z
+    .array(z.object({ subject: z.string(), metadata: z.record(z.string(), z.string()).nullish() }))
+    .nullish(),
+});
+type ServiceInfo = z.infer<typeof ServiceInfo>;
+
 /**
  * Every tool on the bus now: endpoints `novelrag.tools.<name>.invoke` of micro services named `novelrag-tools[-*]`,
- * from any process in any language, found with a `$SRV.INFO` scatter-gather bounded by `waitMs`.
+ * from any process in any language, found with a `$SRV.INFO` scatter-gather that ends once the answers stop arriving
+ * (see `gather`). An answer that is not a service description is left out.
  */
-export async function discoverTools(nc: NatsConnection, waitMs = 750): Promise<ToolDiscovery> {
-  const client = new Svcm(nc as never).client({ strategy: 'timer', maxWait: waitMs });
+export async function discoverTools(nc: NatsConnection, options: GatherOptions = {}): Promise<ToolDiscovery> {
   const tools = new Map<string, DiscoveredTool>();
   const invalid: InvalidToolEndpoint[] = [];
-  try {
-    for await (const info of await client.info()) {
-      if (!isToolServiceName(info.name)) continue;
-      for (const endpoint of info.endpoints ?? []) {
-        const name = toolFromInvokeSubject(endpoint.subject);
-        if (!name) continue;
-        const known = tools.get(name);
-        if (known) {
-          const serviceNames = known.serviceNames.includes(info.name)
-            ? known.serviceNames
-            : [...known.serviceNames, info.name];
-          tools.set(name, { ...known, instances: known.instances + 1, serviceNames });
-          continue;
-        }
-        try {
-          tools.set(name, {
-            name,
-            subject: endpoint.subject,
-            metadata: decodeToolMetadata(endpoint.metadata ?? {}),
-            available: true,
-            service: { name: info.name, version: info.version },
-            instances: 1,
-            serviceNames: [info.name],
-          });
-        } catch (err) {
-          invalid.push({
-            service: info.name,
-            endpoint: endpoint.subject,
-            reason: err instanceof Error ? err.message : String(err),
-          });
-        }
-      }
+  for (const msg of await gather(nc, '$SRV.INFO', options)) {
+    let info: ServiceInfo;
+    try {
+      info = ServiceInfo.parse(msg.json());
+    } catch {
+      continue;
     }
-  } catch (err) {
-    // `$SRV.INFO` with nobody serving anything is an empty answer (every host gone), not a failed discovery.
-    if (mapTransportError(err, '$SRV.INFO', waitMs).code !== 'NO_RESPONDERS') throw err;
+    if (!isToolServiceName(info.name)) continue;
+    for (const endpoint of info.endpoints ?? []) addEndpoint(tools, invalid, info, endpoint);
   }
   return { tools: [...tools.values()].sort((a, b) => a.name.localeCompare(b.name)), invalid };
+}
+
+function addEndpoint(
+  tools: Map<string, DiscoveredTool>,
+  invalid: InvalidToolEndpoint[],
+  info: ServiceInfo,
+  endpoint: NonNullable<ServiceInfo['endpoints']>[number],
+): void {
+  const name = toolFromInvokeSubject(endpoint.subject);
+  if (!name) return;
+  const known = tools.get(name);
+  if (known) {
+    const serviceNames = known.serviceNames.includes(info.name)
+      ? known.serviceNames
+      : [...known.serviceNames, info.name];
+    tools.set(name, { ...known, instances: known.instances + 1, serviceNames });
+    return;
+  }
+  try {
+    tools.set(name, {
+      name,
+      subject: endpoint.subject,
+      metadata: decodeToolMetadata(endpoint.metadata ?? {}),
+      available: true,
+      service: { name: info.name, version: info.version },
+      instances: 1,
+      serviceNames: [info.name],
+    });
+  } catch (err) {
+    invalid.push({
+      service: info.name,
+      endpoint: endpoint.subject,
+      reason: err instanceof Error ? err.message : String(err),
+    });
+  }
 }
