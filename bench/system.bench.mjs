@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createInfra } from './lib/infra.mjs';
+import { acceptanceBench } from './lib/acceptance.mjs';
 import { concurrent, dispatchBench, sequential } from './lib/dispatch.mjs';
 import { machine, markdownTable, ms, positiveInts, ratio, summarize } from './lib/report.mjs';
 
@@ -88,33 +89,7 @@ async function main() {
   };
 
   if (opts.only.has('accept')) {
-    log(`(3) goal acceptance, ${opts.accept} sequential POST /v1/goals`);
-    await sequential(30, () => post({ goal: 'warm up' }));
-    const accept = await sequential(opts.accept, () => post({ goal: 'benchmark goal' }));
-    const acceptConcurrent = await concurrent(opts.accept, 16, () => post({ goal: 'benchmark goal' }));
-    results.accept = { sequential: accept, concurrent16: acceptConcurrent };
-    tables.push(
-      `### (3) Gateway goal acceptance (POST /v1/goals → 202: KV record + GOALS publish acknowledged)\n\n` +
-        markdownTable(
-          ['mode', 'requests', 'p50 ms', 'p99 ms', 'throughput'],
-          [
-            [
-              'sequential',
-              String(opts.accept),
-              ms(accept.p50),
-              ms(accept.p99),
-              `${(1000 / accept.mean).toFixed(0)}/s`,
-            ],
-            [
-              '16 concurrent',
-              String(opts.accept),
-              ms(acceptConcurrent.latency.p50),
-              ms(acceptConcurrent.latency.p99),
-              `${acceptConcurrent.perSecond.toFixed(0)}/s`,
-            ],
-          ],
-        ),
-    );
+    await acceptanceBench({ root, nc, opts, post, log, results, tables });
     // Nobody consumed those goals: drop them so the orchestrators of (4) only see their own.
     await (await jetstreamManager(nc)).streams.purge('GOALS');
   }

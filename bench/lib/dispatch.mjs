@@ -123,9 +123,21 @@ export async function dispatchBench({ root, nc, natsUrl, opts, startProcess, log
     log(`(2) throughput, ${opts.throughputCalls} calls at concurrency ${c}, ${label}`);
     return {
       raw: await concurrent(opts.throughputCalls, c, raw),
-      tool: await concurrent(opts.throughputCalls, c, executorFor(root, nc, `tp-${label.replace(/\W/g, "")}`, 'BenchNoop')),
-      once: await concurrent(opts.throughputCalls, c, executorFor(root, nc, `tpo-${label.replace(/\W/g, "")}`, 'BenchNoopOnce')),
-      spin: await concurrent(spinCalls, c, executorFor(root, nc, `tps-${label.replace(/\W/g, "")}`, 'BenchSpin')),
+      tool: await concurrent(
+        opts.throughputCalls,
+        c,
+        executorFor(root, nc, `tp-${label.replace(/\W/g, '')}`, 'BenchNoop'),
+      ),
+      once: await concurrent(
+        opts.throughputCalls,
+        c,
+        executorFor(root, nc, `tpo-${label.replace(/\W/g, '')}`, 'BenchNoopOnce'),
+      ),
+      spin: await concurrent(
+        spinCalls,
+        c,
+        executorFor(root, nc, `tps-${label.replace(/\W/g, '')}`, 'BenchSpin'),
+      ),
     };
   };
   const one = await measure('1 runner');

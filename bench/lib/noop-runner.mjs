@@ -16,7 +16,11 @@ const { ToolHost, defineTool } = require(path.join(root, 'libs/tool-kit/dist/ind
 const { MicroServiceNames } = require(path.join(root, 'libs/contracts/dist/index.js'));
 
 const spinIterations = Number(process.env.BENCH_SPIN_ITERATIONS ?? 20_000);
-const nc = await connect({ servers: process.env.NATS_URL, name: process.env.BENCH_INSTANCE });
+const nc = await connect({
+  servers: process.env.NATS_URL,
+  name: process.env.BENCH_INSTANCE,
+  noAsyncTraces: true, // as services connect (libs/bus connectBus)
+});
 const host = new ToolHost({
   connection: nc,
   serviceName: MicroServiceNames.toolService('bench'),
