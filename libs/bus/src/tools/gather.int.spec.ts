@@ -22,7 +22,11 @@ describe('gather (scatter-gather that ends when the answers stop)', () => {
   const respond = async (subj: string, count: number) => {
     for (let i = 0; i < count; i++) {
       const r = await connect({ servers: NATS_URL });
-      r.subscribe(subj, { callback: (_err, msg) => msg.respond(JSON.stringify({ i })) });
+      r.subscribe(subj, {
+        callback: (_err, msg) => {
+          msg.respond(JSON.stringify({ i }));
+        },
+      });
       await r.flush();
       responders.push(r);
     }
@@ -47,7 +51,11 @@ describe('gather (scatter-gather that ends when the answers stop)', () => {
     const r = await connect({ servers: NATS_URL });
     responders.push(r);
     let answer: () => void = () => undefined;
-    r.subscribe(subj, { callback: (_err, msg) => (answer = () => msg.respond('{"late":true}')) });
+    r.subscribe(subj, {
+      callback: (_err, msg) => {
+        answer = () => void msg.respond('{"late":true}');
+      },
+    });
     await r.flush();
     const pending = gather(nc, subj, { maxWaitMs: HOUR });
     // Answer only once the request has certainly arrived (a round trip on the responder's connection after it).
