@@ -23,6 +23,7 @@ import {
   segmentWorkload,
 } from './lib/resource-data.mjs';
 import { machine, summarize, timed } from './lib/report.mjs';
+import { rawLanceDb } from './lib/raw-lancedb.mjs';
 import { tables } from './lib/resource-tables.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -34,7 +35,7 @@ const KNOWN_STORES = ['memory', 'lancedb', 'qdrant'];
 function loadService() {
   try {
     return {
-      domain: require(path.join(root, 'apps/resource-service/dist/domain/index.js')),
+      domain: require(path.join(root, 'libs/repository/dist/index.js')),
       store: require(path.join(root, 'apps/resource-service/dist/store/index.js')),
     };
   } catch (err) {
@@ -219,6 +220,20 @@ async function runCase(config) {
       }
     }
 
+    // The same kinds of query straight to LanceDB, on the same table (the baseline of the store's search).
+    const raw =
+      config.store === 'lancedb'
+        ? await rawLanceDb({
+            root,
+            dir: config.dir,
+            queries,
+            embedder,
+            queryTerms: service.domain.queryTerms,
+            candidates: service.domain.candidateLimit(config.limit),
+            warmup: WARMUP,
+          })
+        : null;
+
     // Segments.
     const segmentMs = [];
     let missing = 0;
@@ -265,6 +280,7 @@ async function runCase(config) {
         arrayBuffers: memory.arrayBuffers,
       },
       search: summarize(searchMs),
+      raw,
       searchByKind: Object.fromEntries(
         Object.entries(byKind).map(([kind, samples]) => [kind, summarize(samples)]),
       ),

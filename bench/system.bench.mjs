@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Whole-system benchmark (issue 7, item 6), on a private nats-server started here:
 //   (1) tool dispatch round trip: the orchestrator's RemoteToolExecutor → a no-op tool hosted like the tool-runner
-//       hosts tools (ToolHost: micro endpoint, validation, at-most-once KV record) vs raw NATS request-reply, same run;
-//   (2) no-op tool throughput with 1 and 2 runner processes vs raw NATS (same concurrency);
+//       hosts tools (ToolHost: micro endpoint, validation; read-only, and without hints: at-most-once KV record) vs
+//       raw NATS request-reply, and the at-most-once path vs raw + its two KV writes, same run (bench/lib/dispatch.mjs);
+//   (2) tool throughput (no-op read-only, no-op at-most-once, CPU-bound) with 1 and 2 runner processes vs raw NATS;
 //   (3) gateway goal acceptance latency (POST /v1/goals → 202, which includes the KV record and the GOALS publish ack);
 //   (4) N concurrent goals through gateway → 2 orchestrators → model with a fixed per-call latency (the scripted
 //       OpenAI-compatible server), total time vs the ideal latency-bound time.
@@ -12,21 +13,16 @@
 //                               [--goals 100] [--llm-ms 200] [--only dispatch,throughput,accept,goals]
 // Needs the compiled workspace (`npm run bench` builds it). Writes bench-results/system-<timestamp>.{json,md}.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createInfra } from './lib/infra.mjs';
-import { machine, markdownTable, ms, positiveInts, ratio, summarize, timed } from './lib/report.mjs';
+import { acceptanceBench } from './lib/acceptance.mjs';
+import { concurrent, dispatchBench, sequential } from './lib/dispatch.mjs';
+import { machine, markdownTable, ms, positiveInts, ratio, summarize } from './lib/report.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
-const { RemoteToolExecutor } = require(
-  path.join(root, 'apps/orchestrator/dist/tools/remote-tool-executor.js'),
-);
-const { ClaimWatch } = require(path.join(root, 'apps/orchestrator/dist/tools/claim-watch.js'));
-const { operationPlan } = require(path.join(root, 'libs/agenturn/dist/index.js'));
 const { startScriptedLlm } = await import(path.join(root, 'tools/demo/scripted-llm.mjs'));
 
 const { values } = parseArgs({
@@ -55,43 +51,6 @@ const opts = {
 
 const { tmp, children, log, freePort, startProcess, startNatsServer, startService } = createInfra(root);
 
-async function sequential(n, fn) {
-  const samples = [];
-  for (let i = 0; i < n; i++) samples.push((await timed(fn)).ms);
-  return summarize(samples);
-}
-
-async function concurrent(total, concurrency, fn) {
-  let next = 0;
-  const start = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, total) }, async () => {
-      while (next < total) {
-        next += 1;
-        await fn();
-      }
-    }),
-  );
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return { total, seconds, perSecond: total / seconds };
-}
-
-function executorFor(nc, label) {
-  // As the orchestrator builds it, dead-runner watch included.
-  const executor = new RemoteToolExecutor(nc, {
-    goalId: `g-bench-${label}`,
-    firstStep: 0,
-    maxAttempts: 1,
-    claimWatch: new ClaimWatch(nc),
-  });
-  const plan = operationPlan('BenchNoop', {}, 'benchmark');
-  return async () => {
-    const outcome = await executor.execute(plan, {});
-    if (outcome.status !== 'success')
-      throw new Error(`BenchNoop failed: ${outcome.errorCode} ${outcome.errorMessage}`);
-  };
-}
-
 const results = {
   machine: machine(),
   options: { ...opts, only: [...opts.only] },
@@ -105,85 +64,8 @@ async function main() {
     await nc.request('bench.raw', '', { timeout: 10_000 });
   };
 
-  if (opts.only.has('dispatch') || opts.only.has('throughput')) {
-    log('starting runner-1');
-    await startProcess(
-      [path.join(root, 'bench/lib/noop-runner.mjs')],
-      { NATS_URL: natsUrl, BENCH_INSTANCE: 'runner-1' },
-      'ready',
-    );
-    const tool = executorFor(nc, 'dispatch');
-    await sequential(200, raw);
-    await sequential(200, tool);
-    if (opts.only.has('dispatch')) {
-      log(`(1) dispatch round trip, ${opts.calls} sequential calls each`);
-      const rawStats = await sequential(opts.calls, raw);
-      const toolStats = await sequential(opts.calls, tool);
-      results.dispatch = { raw: rawStats, tool: toolStats };
-      tables.push(
-        `### (1) Tool dispatch round trip (${opts.calls} sequential calls, one runner)\n\n` +
-          markdownTable(
-            ['path', 'what', 'p50 ms', 'p99 ms', 'mean ms', 'p50 vs raw'],
-            [
-              [
-                'raw NATS',
-                'request-reply, no-op responder',
-                ms(rawStats.p50),
-                ms(rawStats.p99),
-                ms(rawStats.mean),
-                '1×',
-              ],
-              [
-                'tool',
-                'RemoteToolExecutor → ToolHost no-op (validation + KV record)',
-                ms(toolStats.p50),
-                ms(toolStats.p99),
-                ms(toolStats.mean),
-                ratio(toolStats.p50, rawStats.p50),
-              ],
-            ],
-          ),
-      );
-    }
-    if (opts.only.has('throughput')) {
-      const c = opts.concurrency;
-      log(`(2) throughput, ${opts.throughputCalls} calls at concurrency ${c}, 1 runner`);
-      const raw1 = await concurrent(opts.throughputCalls, c, raw);
-      const tool1 = await concurrent(opts.throughputCalls, c, executorFor(nc, 'tp1'));
-      log('starting runner-2');
-      await startProcess(
-        [path.join(root, 'bench/lib/noop-runner.mjs')],
-        { NATS_URL: natsUrl, BENCH_INSTANCE: 'runner-2' },
-        'ready',
-      );
-      log(`(2) throughput, 2 runners`);
-      const raw2 = await concurrent(opts.throughputCalls, c, raw);
-      const tool2 = await concurrent(opts.throughputCalls, c, executorFor(nc, 'tp2'));
-      results.throughput = { concurrency: c, raw1, tool1, raw2, tool2 };
-      tables.push(
-        `### (2) No-op tool throughput (${opts.throughputCalls} calls, ${c} in flight)\n\n` +
-          markdownTable(
-            ['runners', 'path', 'calls/s', 'vs raw'],
-            [
-              ['1', 'raw NATS', raw1.perSecond.toFixed(0), '1×'],
-              [
-                '1',
-                'tool (RemoteToolExecutor → ToolHost)',
-                tool1.perSecond.toFixed(0),
-                ratio(tool1.perSecond, raw1.perSecond),
-              ],
-              ['2', 'raw NATS', raw2.perSecond.toFixed(0), '1×'],
-              [
-                '2',
-                'tool (RemoteToolExecutor → ToolHost)',
-                tool2.perSecond.toFixed(0),
-                ratio(tool2.perSecond, raw2.perSecond),
-              ],
-            ],
-          ),
-      );
-    }
-  }
+  if (opts.only.has('dispatch') || opts.only.has('throughput'))
+    await dispatchBench({ root, nc, natsUrl, opts, startProcess, log, results, tables });
 
   let gatewayUrl;
   if (opts.only.has('accept') || opts.only.has('goals')) {
@@ -207,27 +89,7 @@ async function main() {
   };
 
   if (opts.only.has('accept')) {
-    log(`(3) goal acceptance, ${opts.accept} sequential POST /v1/goals`);
-    await sequential(30, () => post({ goal: 'warm up' }));
-    const accept = await sequential(opts.accept, () => post({ goal: 'benchmark goal' }));
-    const acceptConcurrent = await concurrent(opts.accept, 16, () => post({ goal: 'benchmark goal' }));
-    results.accept = { sequential: accept, concurrent16: acceptConcurrent };
-    tables.push(
-      `### (3) Gateway goal acceptance (POST /v1/goals → 202: KV record + GOALS publish acknowledged)\n\n` +
-        markdownTable(
-          ['mode', 'requests', 'p50 ms', 'p99 ms', 'throughput'],
-          [
-            [
-              'sequential',
-              String(opts.accept),
-              ms(accept.p50),
-              ms(accept.p99),
-              `${(1000 / accept.mean).toFixed(0)}/s`,
-            ],
-            ['16 concurrent', String(opts.accept), '—', '—', `${acceptConcurrent.perSecond.toFixed(0)}/s`],
-          ],
-        ),
-    );
+    await acceptanceBench({ root, nc, opts, post, log, results, tables });
     // Nobody consumed those goals: drop them so the orchestrators of (4) only see their own.
     await (await jetstreamManager(nc)).streams.purge('GOALS');
   }

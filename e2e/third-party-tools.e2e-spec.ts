@@ -67,7 +67,7 @@ describe('third-party tools in Python and Go (OS processes, real NATS, fake mode
       },
     });
     installRules(system.fake, [...RULES, ...demoScenario().rules]);
-    const found = (await discoverTools(system.nc, 1_500)).tools.map((t) => t.name);
+    const found = (await discoverTools(system.nc)).tools.map((t) => t.name);
     expect(found).toEqual(expect.arrayContaining(['PyNote', 'GoWordCount']));
   }, 180_000);
 

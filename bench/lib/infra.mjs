@@ -65,7 +65,10 @@ export function createInfra(root) {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        return { url, nc: await connect({ servers: url, timeout: 500 }) };
+        return {
+          url,
+          nc: await connect({ servers: url, timeout: 500, noAsyncTraces: true }) /* as services connect */,
+        };
       } catch (err) {
         if (Date.now() > deadline) throw err;
         await new Promise((r) => setTimeout(r, 100));

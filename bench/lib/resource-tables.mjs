@@ -72,6 +72,25 @@ export function tables(results, opts) {
       ];
     }),
   );
+  const withRaw = ok.filter((r) => r.raw);
+  const rawTable = markdownTable(
+    [
+      'N',
+      'store',
+      'hybrid search p50 / p99 ms',
+      'raw ANN p50 / p99 ms',
+      'raw full-text p50 / p99 ms',
+      'p50 vs raw ANN',
+    ],
+    withRaw.map((r) => [
+      r.elements,
+      r.store,
+      `${ms(r.search.p50)} / ${ms(r.search.p99)}`,
+      `${ms(r.raw.ann.p50)} / ${ms(r.raw.ann.p99)}`,
+      `${ms(r.raw.fts.p50)} / ${ms(r.raw.fts.p99)}`,
+      ratio(r.search.p50, r.raw.ann.p50),
+    ]),
+  );
   const kinds = ['exact_zh', 'exact_en', 'partial', 'aspect_exact', 'aspect_partial'];
   const byKind = markdownTable(
     ['N', 'store', ...kinds.map((k) => `${k} p50/p99`)],
@@ -112,6 +131,9 @@ export function tables(results, opts) {
     main,
     compared.length
       ? `\n### Versus the in-memory baseline (same run, same data): latency = store ÷ memory (above 1× = slower); insert el/s = store ÷ memory (below 1× = slower)\n${vs}`
+      : '',
+    withRaw.length
+      ? `\n### Versus raw LanceDB (the same table and indexes, same run): one hybrid search sends 2 full-text, 1 nearest-neighbour and 1 id query (in parallel), then fuses\n${rawTable}`
       : '',
     `\n### Search latency by query kind (ms)\n${byKind}`,
     `\n### Insert, single-element update (property, after load) and load details\n${extra}`,

@@ -216,10 +216,10 @@ describe('tool-runner processes over real NATS', () => {
     const example = await startProcess(
       'examples/third-party-tool/dist/main.js',
       { NATS_URL: nats.url },
-      async () => (await discoverTools(nc, 300)).tools.some((t) => t.name === 'DiceRoll'),
+      async () => (await discoverTools(nc)).tools.some((t) => t.name === 'DiceRoll'),
     );
     try {
-      const { tools, invalid } = await discoverTools(nc, 500);
+      const { tools, invalid } = await discoverTools(nc);
       expect(invalid).toEqual([]);
       expect(tools.find((t) => t.name === 'DiceRoll')).toMatchObject({
         subject: Subjects.toolInvoke('DiceRoll'),

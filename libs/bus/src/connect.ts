@@ -46,6 +46,7 @@ export class BusConnectError extends Error {
 /**
  * Connects to NATS. The first connection is bounded by `connectTimeoutMs` (default 10 s) and fails with a message that
  * says how to get a server; after that the client reconnects forever (a NATS restart must not take a service down).
+ * Requests do not capture their caller's stack (`noAsyncTraces`): it costs an Error per request.
  */
 export async function connectBus(options: BusConnectOptions): Promise<NatsConnection> {
   const servers = options.url
@@ -64,6 +65,9 @@ export async function connectBus(options: BusConnectOptions): Promise<NatsConnec
         timeout: Math.max(500, Math.min(2_000, deadline - Date.now())),
         maxReconnectAttempts: -1,
         reconnectTimeWait: 500,
+        // No stack captured up front for every request (an Error object per request on the dispatch and acceptance
+        // paths); failures are mapped to coded errors that say which subject failed anyway (mapTransportError).
+        noAsyncTraces: true,
         ...(options.user ? { user: options.user, pass: options.pass } : {}),
         ...(options.tls ? { tls: { ...options.tls } } : {}),
       });

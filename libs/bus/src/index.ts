@@ -63,5 +63,6 @@ export {
   type ToolDiscovery,
 } from './tools/discovery';
 export { collectServiceStats } from './services/stats';
+export { gather, GATHER_MAX_WAIT_MS, GATHER_QUIET_MS, type GatherOptions } from './tools/gather';
 export { TracePublisher, type TraceDraft, type TracePublisherOptions } from './jetstream/trace-publisher';
 export { isWrongSequence } from './jetstream/kv-errors';

@@ -5,6 +5,7 @@ import {
   type ToolResultRecord,
   errorEnvelope,
 } from '@novelrag/contracts';
+import type { ToolHints } from '@novelrag/agenturn';
 import type { HostLogger } from './logger';
 import { contractOutput, errorOutput } from './outputs';
 import type { ToolClaim, ToolResultStore } from './result-store';
@@ -21,10 +22,24 @@ export interface IdempotencyOptions {
 }
 
 /**
+ * Whether a tool's calls go through `IdempotentExecution`, by its declared hints: a read-only tool changes nothing, and
+ * a non-destructive idempotent one may run twice with the same effect, so neither needs the claim and the recorded
+ * result (a retry simply runs it again); every other tool (destructive, or not declared idempotent) does. Undeclared
+ * hints count as "not read-only, not idempotent".
+ */
+export function needsAtMostOnce(hints: Partial<ToolHints> | undefined): boolean {
+  if (hints?.readOnly) return false;
+  return hints?.destructive === true || hints?.idempotent !== true;
+}
+
+/**
  * At-most-once execution per `invocationId` across runners:
  * - a recorded result is returned with `replayed: true`, never re-run;
  * - a fresh invocation is claimed with KV `create` (exactly one runner wins), the claim is renewed while the tool
- *   runs and replaced by the result at the end;
+ *   runs and replaced by the result at the end (compare-and-swap on the claim's revision). So a fresh invocation
+ *   costs two JetStream round trips, the fewest the guarantee allows: the claim must be stored before the tool runs
+ *   (or two runners could both run it) and the result after (or a retry could not replay it). The key is read only
+ *   when the `create` finds it taken (a retry, a claim of another runner, a leftover value);
  * - an invocation claimed by another live runner is waited for (bounded by the deadline) and its result returned;
  * - a retryable failure is not recorded (the claim is released), so a retry runs the tool again;
  * - a claim whose lease expired (its runner died) is taken over with a compare-and-swap on its revision, and the tool
@@ -60,6 +75,10 @@ export class IdempotentExecution {
     // value that cannot be replaced) makes the loop spin or outlive the call.
     let pause = 0;
     let waitingFor = `invocation ${id} could not be claimed before its deadline`;
+    // The common case first: a fresh invocation is claimed without reading the key.
+    const fresh = this.claimFor(invocation);
+    const first = await store.claim(fresh);
+    if (first !== null) return this.runClaimed(invocation, fresh, first, run);
     for (;;) {
       if (pause > 0) {
         const left = deadline - this.now();

@@ -11,6 +11,6 @@ export {
   type ToolResultStore,
   type ToolResultStoreOptions,
 } from './result-store';
-export { IdempotentExecution, type IdempotencyOptions } from './idempotent-execution';
+export { IdempotentExecution, needsAtMostOnce, type IdempotencyOptions } from './idempotent-execution';
 export { type HostLogger, silentLogger } from './logger';
 export { MAX_ERROR_DETAILS_CHARS, MAX_ERROR_MESSAGE_CHARS } from './outputs';

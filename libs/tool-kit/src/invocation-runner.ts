@@ -6,6 +6,7 @@ import {
   errorEnvelope,
   isErrorEnvelope,
 } from '@novelrag/contracts';
+import type { GoalCancellations, StopListening } from './goal-cancellations';
 import type { HostedTool } from './hosted-tool';
 import type { HostLogger } from './logger';
 import { errorOutput, thrownOutput, toWireOutput } from './outputs';
@@ -19,6 +20,8 @@ export interface RunLimits {
   readonly stop?: AbortSignal;
   /** How questions are kept alive while the human decides (defaults: `DEFAULT_ASK_TIMING`). */
   readonly asking?: AskTiming;
+  /** The host's shared cancel listener; without it the call subscribes to its goal's cancel subject itself. */
+  readonly cancellations?: Pick<GoalCancellations, 'on'>;
 }
 
 /**
@@ -50,15 +53,13 @@ export async function runInvocation(
       errorOutput(errorEnvelope('TIMEOUT', `${tool.name} did not finish within ${budget} ms`), elapsed()),
     );
   }, budget);
-  const cancelSub = nc.subscribe(Subjects.goalCancel(invocation.goalId), {
-    callback: (err) => {
-      if (err) return;
-      controller.abort(errorEnvelope('CANCELLED', 'goal cancelled'));
-      settle(
-        errorOutput(errorEnvelope('CANCELLED', `the goal was cancelled while ${tool.name} ran`), elapsed()),
-      );
-    },
-  });
+  const onCancel = () => {
+    controller.abort(errorEnvelope('CANCELLED', 'goal cancelled'));
+    settle(
+      errorOutput(errorEnvelope('CANCELLED', `the goal was cancelled while ${tool.name} ran`), elapsed()),
+    );
+  };
+  const stopListening = listenForCancel(nc, invocation.goalId, onCancel, limits.cancellations);
   const onStop = () => {
     const reason: unknown = limits.stop?.reason;
     const error = isErrorEnvelope(reason) ? reason : errorEnvelope('UNAVAILABLE', `${tool.name} was stopped`);
@@ -102,8 +103,23 @@ export async function runInvocation(
     return await Promise.race([running, stopped]);
   } finally {
     clearTimeout(timer);
-    cancelSub.unsubscribe();
+    stopListening();
     limits.stop?.removeEventListener('abort', onStop);
     if (!controller.signal.aborted) controller.abort(errorEnvelope('CANCELLED', 'invocation finished'));
   }
+}
+
+function listenForCancel(
+  nc: NatsConnection,
+  goalId: string,
+  onCancel: () => void,
+  shared: Pick<GoalCancellations, 'on'> | undefined,
+): StopListening {
+  if (shared) return shared.on(goalId, onCancel);
+  const sub = nc.subscribe(Subjects.goalCancel(goalId), {
+    callback: (err) => {
+      if (!err) onCancel();
+    },
+  });
+  return () => sub.unsubscribe();
 }

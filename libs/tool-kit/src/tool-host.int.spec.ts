@@ -49,6 +49,15 @@ describe('ToolHost over real NATS', () => {
       },
     }),
     defineTool({
+      name: 'tally',
+      description: 'counts its runs (declares no hints, so it runs at most once per invocation)',
+      inputSchema: { type: 'object' },
+      handler: () => {
+        count('tally');
+        return `run ${calls.get('tally')}`;
+      },
+    }),
+    defineTool({
       name: 'sleepy',
       description: 'waits for its signal',
       inputSchema: { type: 'object' },
@@ -181,7 +190,7 @@ describe('ToolHost over real NATS', () => {
   });
 
   it('publishes every tool with its metadata for $SRV.INFO discovery', async () => {
-    const { tools: found, invalid } = await discoverTools(nc, 500);
+    const { tools: found, invalid } = await discoverTools(nc);
     expect(invalid).toEqual([]);
     expect(found.map((t) => t.name)).toEqual([
       'asker',
@@ -193,6 +202,7 @@ describe('ToolHost over real NATS', () => {
       'longthrow',
       'refuser',
       'sleepy',
+      'tally',
       'thrower',
     ]);
     expect(found.find((t) => t.name === 'echo')).toMatchObject({
@@ -204,18 +214,31 @@ describe('ToolHost over real NATS', () => {
   });
 
   it('runs a tool once per invocation id and replays the recorded result', async () => {
-    const inv = invocation('echo', { text: 'ab', times: 2 });
+    const inv = invocation('tally', {});
     const first = await invoke(inv);
-    expect(first.output).toMatchObject({ type: 'result', result: 'abab' });
+    expect(first.output).toMatchObject({ type: 'result', result: 'run 1' });
     expect(first.output.replayed).toBeUndefined();
     const again = await invoke({ ...inv, attempt: 2 });
-    expect(again.output).toMatchObject({ type: 'result', result: 'abab', replayed: true });
-    expect(calls.get('echo')).toBe(1);
+    expect(again.output).toMatchObject({ type: 'result', result: 'run 1', replayed: true });
+    expect(calls.get('tally')).toBe(1);
     const store = await KvToolResultStore.open(nc, { bucket });
     await expect(store.read(inv.invocationId)).resolves.toMatchObject({
       kind: 'done',
-      record: { invocationId: inv.invocationId, tool: 'echo', output: { result: 'abab' } },
+      record: { invocationId: inv.invocationId, tool: 'tally', output: { result: 'run 1' } },
     });
+  });
+
+  it('runs a read-only tool again on a repeated invocation, without a claim or a record', async () => {
+    const inv = invocation('echo', { text: 'ab', times: 2 });
+    const before = calls.get('echo') ?? 0;
+    const first = await invoke(inv);
+    expect(first.output).toMatchObject({ type: 'result', result: 'abab' });
+    const again = await invoke({ ...inv, attempt: 2 });
+    expect(again.output).toMatchObject({ type: 'result', result: 'abab' });
+    expect(again.output.replayed).toBeUndefined();
+    expect(calls.get('echo')).toBe(before + 2);
+    const store = await KvToolResultStore.open(nc, { bucket });
+    await expect(store.read(inv.invocationId)).resolves.toEqual({ kind: 'none' });
   });
 
   it('rejects parameters that violate the schema before running, naming the field, with micro error headers', async () => {

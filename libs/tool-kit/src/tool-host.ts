@@ -20,7 +20,8 @@ import {
   toolResultsBucket,
 } from '@novelrag/contracts';
 import type { HostedTool } from './hosted-tool';
-import { IdempotentExecution } from './idempotent-execution';
+import { GoalCancellations } from './goal-cancellations';
+import { IdempotentExecution, needsAtMostOnce } from './idempotent-execution';
 import type { AskTiming } from './interaction-ask';
 import { runInvocation } from './invocation-runner';
 import { type HostLogger, silentLogger } from './logger';
@@ -86,6 +87,7 @@ export class ToolHost {
   private readonly inFlight = new Map<string, Promise<ToolOutput>>();
   private readonly tasks = new Set<Promise<void>>();
   private idempotent: IdempotentExecution | undefined;
+  private readonly cancellations = new GoalCancellations();
   private active = 0;
   private closing = false;
   private readonly logger: HostLogger;
@@ -128,6 +130,7 @@ export class ToolHost {
         });
       }
     }
+    this.cancellations.start(nc);
     const svc = await new Svcm(nc as never).add({
       name: this.options.serviceName,
       version: this.options.version,
@@ -190,6 +193,8 @@ export class ToolHost {
       new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
     ]);
     clearTimeout(timer);
+    // Calls still running past the grace keep hearing their goal's cancellation until they end.
+    void Promise.allSettled([...this.tasks]).then(() => this.cancellations.stop());
     return this.tasks.size;
   }
 
@@ -272,13 +277,18 @@ export class ToolHost {
         {
           deadline,
           maxResultChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS,
+          cancellations: this.cancellations,
           ...(stop ? { stop } : {}),
           ...(this.options.interactions ? { asking: this.options.interactions } : {}),
         },
         this.logger,
         this.now,
       );
-    const pending = this.idempotent ? this.idempotent.execute(invocation, deadline, run) : run();
+    // Read-only and idempotent tools skip the claim and the record (see needsAtMostOnce): no KV round trip.
+    const pending =
+      this.idempotent && needsAtMostOnce(tool.hints)
+        ? this.idempotent.execute(invocation, deadline, run)
+        : run();
     this.inFlight.set(invocation.invocationId, pending);
     return pending.finally(() => this.inFlight.delete(invocation.invocationId));
   }

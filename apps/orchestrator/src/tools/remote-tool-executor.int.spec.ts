@@ -306,7 +306,6 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     const registryOf = async () => {
       const registry = new ToolRegistry(nc, {
         refreshMs: 3_600_000,
-        discoveryWaitMs: 300,
         log: new JsonLogger('orchestrator', 'test', 'silent').child('ToolRegistry'),
       });
       await registry.refresh();
@@ -428,7 +427,7 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
   });
 
   it('discovers the tools with their metadata', async () => {
-    const { tools, invalid } = await discoverTools(nc, 500);
+    const { tools, invalid } = await discoverTools(nc);
     expect(invalid).toEqual([]);
     expect(tools.map((t) => t.name)).toEqual(['echo', 'flaky', 'garbage', 'refuse', 'slow']);
     expect(tools[0]).toMatchObject({

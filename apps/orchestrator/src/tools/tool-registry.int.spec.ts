@@ -4,7 +4,7 @@ import { JsonLogger } from '@novelrag/bus';
 import { MicroServiceNames, Subjects, TOOL_QUEUE_GROUP, encodeToolMetadata } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats } from '@novelrag/testkit';
 import { ToolHost, defineTool } from '@novelrag/tool-kit';
-import { ToolRegistry } from './tool-registry';
+import { MISSES_BEFORE_UNAVAILABLE, ToolRegistry } from './tool-registry';
 
 describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
   let nats: NatsServerHandle;
@@ -46,7 +46,7 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
   });
 
   it('sees tools come and go; a gone tool stays listed as unavailable until it is back', async () => {
-    const registry = new ToolRegistry(nc, { refreshMs: 60_000, discoveryWaitMs: 300, log });
+    const registry = new ToolRegistry(nc, { refreshMs: 60_000, missesBeforeUnavailable: 1, log });
     const live = registry.live();
     const a = await serve('a', ['alpha', 'beta']);
     await registry.start();
@@ -74,7 +74,6 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
   it('ignores an endpoint whose service may not serve its name, and says so', async () => {
     const registry = new ToolRegistry(nc, {
       refreshMs: 3_600_000,
-      discoveryWaitMs: 300,
       owners: { own: ['owned'] },
       log,
     });
@@ -103,7 +102,7 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
 
   it('rediscovers at once when a tool host announces it started or stopped', async () => {
     // The periodic refresh is an hour away: only the announcements can make the catalogue change.
-    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, log });
     const live = registry.live();
     await registry.start();
     expect(live.names).toEqual([]);
@@ -134,7 +133,7 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
   });
 
   it('tells whether any service that offered a tool still runs, by pinging it now', async () => {
-    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, log });
     const one = await serve('zeta-1', ['zeta']);
     const two = await serve('zeta-2', ['zeta']);
     await registry.refresh();
@@ -147,7 +146,7 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
   });
 
   it('looks for a tool it does not offer when it is asked for by name, so a silent newcomer is usable at once', async () => {
-    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, missesBeforeUnavailable: 1, log });
     const live = registry.live();
     const first = await serve('eta-1', ['eta']);
     await registry.refresh();
@@ -176,8 +175,60 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
     await second.stop();
   });
 
+  it('keeps a silently missing tool available until it missed several discoveries in a row', async () => {
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, log });
+    const live = registry.live();
+    const quiet = await serve('iota', ['iota']);
+    await registry.refresh();
+    expect(live.isAvailable('iota')).toBe(true);
+    await quiet.stop(); // no goodbye: as if its answer to discovery had been lost, or the host was killed
+    for (let miss = 1; miss < MISSES_BEFORE_UNAVAILABLE; miss++) {
+      await registry.refresh();
+      expect(live.isAvailable('iota')).toBe(true);
+    }
+    await registry.refresh();
+    expect(live.isAvailable('iota')).toBe(false);
+    const back = await serve('iota-2', ['iota']);
+    await registry.refresh();
+    expect(live.isAvailable('iota')).toBe(true);
+    await back.stop();
+  });
+
+  it('takes a tool away after its service says goodbye, unless another service still offers it', async () => {
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, log });
+    const live = registry.live();
+    const host = (instance: string) =>
+      new ToolHost({
+        connection: nc,
+        serviceName: MicroServiceNames.toolService(`kappa-${instance}`),
+        version: '1.0.0',
+        instanceId: instance,
+        tools: [
+          defineTool({
+            name: 'kappa',
+            description: 'k',
+            inputSchema: { type: 'object' },
+            handler: () => 'ok',
+          }),
+        ],
+        idempotency: false,
+      });
+    const [one, two] = [host('k1'), host('k2')];
+    await one.start();
+    await two.start();
+    await registry.start();
+    expect(live.isAvailable('kappa')).toBe(true);
+    await one.stop(1_000);
+    await registry.refresh(); // answers the goodbye: the other instance still serves it
+    await registry.refresh();
+    expect(live.isAvailable('kappa')).toBe(true);
+    await two.stop(1_000);
+    await until(() => !live.isAvailable('kappa'));
+    registry.stop();
+  });
+
   it('discovers before a goal when nothing is known yet', async () => {
-    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, discoveryWaitMs: 300, log });
+    const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, log });
     const service = await serve('late', ['epsilon']);
     await registry.ensureDiscovered(); // never started: this is the only discovery
     expect(registry.live().isAvailable('epsilon')).toBe(true);

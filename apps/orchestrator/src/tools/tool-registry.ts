@@ -3,6 +3,7 @@ import { type SchematicTool, ToolCatalog, type ToolCatalogEntry, toolError } fro
 import {
   type ContextLogger,
   type DiscoveredTool,
+  type GatherOptions,
   type RefusedToolEndpoint,
   discoverTools,
   mapTransportError,
@@ -12,8 +13,13 @@ import { Subjects, type ToolOwners, ToolsChanged, toolResultsBucket } from '@nov
 export interface ToolRegistryOptions {
   /** How often `$SRV.INFO` is asked again. */
   readonly refreshMs: number;
-  /** How long one discovery collects answers. */
-  readonly discoveryWaitMs?: number;
+  /** When one discovery stops collecting answers (default: once they stop arriving, see `gather`). */
+  readonly discovery?: GatherOptions;
+  /**
+   * How many discoveries in a row a tool must be missing from before it is marked unavailable without a goodbye
+   * (default `MISSES_BEFORE_UNAVAILABLE`): one answer lost under load does not take a live tool away from the model.
+   */
+  readonly missesBeforeUnavailable?: number;
   /** Admitted third-party tools (`NOVELRAG_TOOL_OWNERS`): an endpoint whose service may not serve its name is ignored. */
   readonly owners?: ToolOwners;
   readonly log: ContextLogger;
@@ -21,6 +27,8 @@ export interface ToolRegistryOptions {
 
 /** How often one tool name the catalog does not offer may trigger a discovery (see `discoverFor`). */
 export const NAME_LOOKUP_INTERVAL_MS = 5_000;
+/** Default of `ToolRegistryOptions.missesBeforeUnavailable`. */
+export const MISSES_BEFORE_UNAVAILABLE = 3;
 
 /** A remote tool as the planner sees it; it is executed by the RemoteToolExecutor, never called in process. */
 function remoteTool(tool: DiscoveredTool): SchematicTool {
@@ -40,11 +48,17 @@ function remoteTool(tool: DiscoveredTool): SchematicTool {
 /**
  * The tools on the bus, kept current: rediscovered when a tool host announces it started or stopped
  * (`novelrag.tools.changed`), every `refreshMs` (for hosts that never announce), and on demand, so runners and
- * third-party tools that come and go are seen. A tool that disappeared, or whose call found no responders, stays listed
- * as unavailable (the model is told it cannot call it) until it answers discovery again.
+ * third-party tools that come and go are seen. A tool becomes unavailable (still listed; the model is told it cannot
+ * call it) only on firm evidence: its service said goodbye (`down` on `novelrag.tools.changed`) and the next discovery
+ * did not find it elsewhere, a call to it found no responders, or it was missing from `missesBeforeUnavailable`
+ * discoveries in a row. It is available again as soon as a discovery sees it.
  */
 export class ToolRegistry {
-  private readonly known = new Map<string, { tool: DiscoveredTool; available: boolean }>();
+  private readonly known = new Map<string, { tool: DiscoveredTool; available: boolean; missed: number }>();
+  /** Discoveries started so far (numbers them). */
+  private discoveries = 0;
+  /** Tools whose service said goodbye, with the number of discoveries started before it did. */
+  private readonly goodbyes = new Map<string, number>();
   private snapshot = new ToolCatalog();
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
@@ -75,6 +89,8 @@ export class ToolRegistry {
           toolService: event.service,
           toolInstance: event.instance,
         });
+        if (event.change === 'down')
+          for (const name of event.tools) this.goodbyes.set(name, this.discoveries);
         void this.refreshAfterChange();
       },
     });
@@ -116,13 +132,13 @@ export class ToolRegistry {
   }
 
   private async discover(): Promise<void> {
+    const number = ++this.discoveries;
     try {
-      const { tools, invalid, refused } = await discoverTools(this.nc, this.options.discoveryWaitMs ?? 500, {
+      const { tools, invalid, refused } = await discoverTools(this.nc, {
+        ...this.options.discovery,
         ...(this.options.owners ? { owners: this.options.owners } : {}),
       });
-      const seen = new Set(tools.map((t) => t.name));
-      for (const tool of tools) this.known.set(tool.name, { tool, available: true });
-      for (const [name, entry] of this.known) if (!seen.has(name)) entry.available = false;
+      this.update(tools, number);
       for (const bad of invalid)
         this.options.log.warn('tool endpoint ignored', { endpoint: bad.endpoint, reason: bad.reason });
       for (const bad of refused)
@@ -137,6 +153,27 @@ export class ToolRegistry {
       this.options.log.warn('tool discovery failed', {
         error: err instanceof Error ? err.message : String(err),
       });
+    }
+  }
+
+  /** Applies discovery number `number`: seen tools are available; unseen ones lose availability on firm evidence. */
+  private update(tools: readonly DiscoveredTool[], number: number): void {
+    const limit = Math.max(1, this.options.missesBeforeUnavailable ?? MISSES_BEFORE_UNAVAILABLE);
+    const seen = new Set(tools.map((t) => t.name));
+    for (const tool of tools) this.known.set(tool.name, { tool, available: true, missed: 0 });
+    for (const [name, entry] of this.known) {
+      // A goodbye said before this discovery started is answered by it: found elsewhere, or gone.
+      const saidGoodbye = (this.goodbyes.get(name) ?? Infinity) < number;
+      if (saidGoodbye) this.goodbyes.delete(name);
+      if (seen.has(name)) continue;
+      entry.missed += 1;
+      if (entry.available && (saidGoodbye || entry.missed >= limit)) {
+        entry.available = false;
+        this.options.log.info('tool unavailable', {
+          tool: name,
+          reason: saidGoodbye ? 'its service stopped' : `missing from ${entry.missed} discoveries`,
+        });
+      }
     }
   }
 

@@ -11,7 +11,6 @@ import {
   parseUri,
   prefixedTerms,
   queryTerms,
-  SEARCH_FORMAT,
   type AspectRecord,
   type ResourceStore,
   type SearchHit,
@@ -21,9 +20,9 @@ import {
   type StoreState,
   type UpsertItem,
 } from '@novelrag/repository';
-import { readJsonFile, writeJsonFileAtomic } from './json-file';
-import { chunks, ftsIndex, IN_CHUNK } from './lancedb-common';
+import { chunks, IN_CHUNK } from './lancedb-common';
 import { LanceDbMemoryTable } from './lancedb-memory';
+import { ANN_MIN_ROWS, ensureIdKey, ensureIndexes, ID_KEY, maintainVectorIndex } from './lancedb-indexes';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';
 
@@ -34,6 +33,8 @@ export interface LanceDbStoreOptions {
   readonly dimensions: number;
   /** Compact and re-index after this many writes (new rows are searchable before that anyway). Default 50. */
   readonly optimizeEvery?: number;
+  /** Train the vector (IVF) index once the table holds this many rows; below it vector search scans. Default 10 000. */
+  readonly annMinRows?: number;
 }
 
 const TABLE = 'elements';
@@ -44,6 +45,7 @@ function tableSchema(dimensions: number): Schema {
     new Field('aspect', new Utf8(), false),
     new Field('parent_uri', new Utf8(), true),
     new Field('id', new Utf8(), false),
+    new Field(ID_KEY, new Utf8(), true),
     new Field('record', new Utf8(), false),
     new Field('text', new Utf8(), false),
     new Field('hash', new Utf8(), false),
@@ -51,23 +53,8 @@ function tableSchema(dimensions: number): Schema {
   ]);
 }
 
-/** Records which analysis the full-text index was built for (an older folder is re-indexed on open). */
-const SEARCH_FILE = 'search.json';
-/** The same for the memory table's index. */
+/** Records which analysis the memory table's full-text index was built for (an older folder is re-indexed on open). */
 const MEMORY_SEARCH_FILE = 'memory-search.json';
-
-/**
- * Creates the full-text index, or rebuilds it when the folder's index was made for another analysis (the rows'
- * terms are then rewritten by the repository, whose search hashes changed with the format).
- */
-async function ensureTextIndex(table: lancedb.Table, marker: string): Promise<void> {
-  const current = (await readJsonFile(marker)) as { format?: unknown } | null;
-  const indices = await table.listIndices();
-  const exists = indices.some((index) => index.indexType === 'FTS' && index.columns.includes('text'));
-  if (exists && current?.format === SEARCH_FORMAT) return;
-  await table.createIndex('text', { config: ftsIndex(), replace: true });
-  await writeJsonFileAtomic(marker, { format: SEARCH_FORMAT });
-}
 
 function parseRecord(json: unknown): ElementRecord {
   return ElementRecord.parse(JSON.parse(String(json)));
@@ -80,8 +67,9 @@ function parseRecord(json: unknown): ElementRecord {
  *
  * Search: full-text BM25 over the keyword terms and over the (prefixed) name terms, cosine vector search and an
  * exact-id lookup, each filtered by aspect and fetching `candidateLimit(limit)` rows, fused by the shared `fuse`.
- * LanceDB also scans rows the FTS index does not cover yet, so writes are searchable at once;
- * `optimize()` folds them into the index every `optimizeEvery` writes.
+ * Indexes (see `lancedb-indexes.ts`): scalar ones on the filtered columns, the full-text one, and an IVF vector
+ * index once the table is large; rows no index covers yet are scanned beside them, so writes are searchable at once,
+ * and `optimize()` folds them into the indexes every `optimizeEvery` writes.
  *
  * Thread memories live in a second table of the same database (`LanceDbMemoryTable`, `memory`).
  *
@@ -98,6 +86,8 @@ export class LanceDbResourceStore implements ResourceStore {
     private readonly dimensions: number,
     private readonly optimizeEvery: number,
     readonly memory: LanceDbMemoryTable,
+    private readonly metaDir: string,
+    private readonly annMinRows: number,
   ) {}
 
   /** Opens (or creates) the store in `options.dir`. Throws when the folder was created with other dimensions. */
@@ -118,9 +108,22 @@ export class LanceDbResourceStore implements ResourceStore {
         table.close();
         throw new Error(`The LanceDB table in ${dir} holds vectors of size ${size}, not ${dimensions}`);
       }
-      await ensureTextIndex(table, join(dir, 'meta', SEARCH_FILE));
+      await ensureIdKey(table);
+      await ensureIndexes(table, join(dir, 'meta'));
       const memory = await LanceDbMemoryTable.open(db, dimensions, join(dir, 'meta', MEMORY_SEARCH_FILE));
-      return new LanceDbResourceStore(db, table, meta, dimensions, options.optimizeEvery ?? 50, memory);
+      const store = new LanceDbResourceStore(
+        db,
+        table,
+        meta,
+        dimensions,
+        options.optimizeEvery ?? 50,
+        memory,
+        join(dir, 'meta'),
+        options.annMinRows ?? ANN_MIN_ROWS,
+      );
+      // A folder that grew past the threshold without an index (or before this version) gets it in the background.
+      store.maintainInBackground(() => store.vectorIndex());
+      return store;
     } catch (err) {
       db.close();
       throw err;
@@ -158,6 +161,7 @@ export class LanceDbResourceStore implements ResourceStore {
       aspect: record.aspect,
       parent_uri: record.parentUri,
       id: record.id,
+      [ID_KEY]: record.id.toLowerCase(),
       record: JSON.stringify(record),
       text: prefixedTerms(documentTerms(record, text)).join(' '),
       hash,
@@ -221,7 +225,7 @@ export class LanceDbResourceStore implements ResourceStore {
       fullText(terms.prefixedNames),
       filtered(this.table.query().nearestTo(request.vector).distanceType('cosine')).toArray(),
       text.length > 0
-        ? filtered(this.table.query().where(`lower(id) = ${sqlString(text.toLowerCase())}`)).toArray()
+        ? filtered(this.table.query().where(`${ID_KEY} = ${sqlString(text.toLowerCase())}`)).toArray()
         : Promise.resolve([]),
     ]);
     const records = new Map<string, ElementRecord>();
@@ -258,7 +262,7 @@ export class LanceDbResourceStore implements ResourceStore {
     return buildSegments({ aspects: this.meta.aspects(), record: (uri) => records.get(uri) }, request);
   }
 
-  /** Compacts the table and brings the full-text index up to date (also done every `optimizeEvery` writes). */
+  /** Compacts the table and brings every index up to date (also done in the background every `optimizeEvery` writes). */
   async optimize(): Promise<void> {
     this.assertOpen();
     await this.background;
@@ -295,18 +299,32 @@ export class LanceDbResourceStore implements ResourceStore {
    */
   private async afterWrite(): Promise<void> {
     this.writes += 1;
-    if (this.writes % this.optimizeEvery !== 0 || this.optimizing) return;
+    if (this.writes % this.optimizeEvery === 0) this.maintainInBackground(() => this.compact());
+  }
+
+  /** Runs `work` in the background unless maintenance is already running; its failure is retried next time. */
+  private maintainInBackground(work: () => Promise<unknown>): void {
+    if (this.optimizing) return;
     this.optimizing = true;
-    this.background = this.compact()
+    this.background = work()
+      .then(() => undefined)
       .catch(() => undefined)
       .finally(() => {
         this.optimizing = false;
       });
   }
 
-  /** Versions older than a minute are dropped (the default keeps 7 days: 782 MB on disk for 100k elements). */
+  /**
+   * Folds new rows into every index and drops versions older than a minute (the default keeps 7 days: 782 MB on
+   * disk for 100k elements), then trains the vector index when the table crossed its threshold.
+   */
   private async compact(): Promise<void> {
     await this.table.optimize({ cleanupOlderThan: new Date(Date.now() - 60_000) });
+    await this.vectorIndex();
+  }
+
+  private vectorIndex(): Promise<boolean> {
+    return maintainVectorIndex(this.table, this.metaDir, this.annMinRows);
   }
 
   private assertOpen(): void {

@@ -1,22 +1,28 @@
-import { Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ServiceInstanceStats, type ServicesReply } from '@novelrag/contracts';
-import { mapTransportError } from '../request';
+import { gather, type GatherOptions } from '../tools/gather';
 
 /**
  * Every NATS micro service instance on the bus now (ours and third parties'), with its endpoints' counters, from a
- * `$SRV.STATS` scatter-gather bounded by `waitMs`. Answers that do not parse are left out; none at all is an empty list.
+ * `$SRV.STATS` scatter-gather that ends once the answers stop arriving (see `gather`). Answers that do not parse are
+ * left out; none at all is an empty list.
  */
-export async function collectServiceStats(nc: NatsConnection, waitMs = 750): Promise<ServicesReply> {
-  const client = new Svcm(nc as never).client({ strategy: 'timer', maxWait: waitMs });
+export async function collectServiceStats(
+  nc: NatsConnection,
+  options: GatherOptions = {},
+): Promise<ServicesReply> {
   const services: ServiceInstanceStats[] = [];
-  try {
-    for await (const stats of await client.stats()) {
-      const parsed = ServiceInstanceStats.safeParse({ ...stats, endpoints: stats.endpoints ?? [] });
-      if (parsed.success) services.push(parsed.data);
+  for (const msg of await gather(nc, '$SRV.STATS', options)) {
+    let raw: unknown;
+    try {
+      raw = msg.json();
+    } catch {
+      continue;
     }
-  } catch (err) {
-    if (mapTransportError(err, '$SRV.STATS', waitMs).code !== 'NO_RESPONDERS') throw err;
+    const stats = raw as { endpoints?: unknown } | null;
+    if (typeof stats !== 'object' || stats === null) continue;
+    const parsed = ServiceInstanceStats.safeParse({ ...stats, endpoints: stats.endpoints ?? [] });
+    if (parsed.success) services.push(parsed.data);
   }
   services.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   return { services };

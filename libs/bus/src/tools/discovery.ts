@@ -1,6 +1,4 @@
-import { type ServiceInfo, Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mapTransportError } from '../request';
 import {
   type ToolDescriptor,
   type ToolOwners,
@@ -9,6 +7,8 @@ import {
   toolFromInvokeSubject,
   toolOwnershipProblem,
 } from '@novelrag/contracts';
+import { z } from 'zod';
+import { gather, type GatherOptions } from './gather';
 
 export interface DiscoveredTool extends ToolDescriptor {
   /** How many running instances serve it. */
@@ -38,49 +38,63 @@ export interface ToolDiscovery {
   readonly refused: RefusedToolEndpoint[];
 }
 
-export interface DiscoveryOptions {
+export interface DiscoveryOptions extends GatherOptions {
   /** Admitted third-party tools (see `toolOwnershipProblem`); without it only built-in names are reserved. */
   readonly owners?: ToolOwners;
 }
 
+/** The part of a `$SRV.INFO` answer discovery reads (any micro service, any language: parsed, never trusted). */
+const ServiceInfo = z.object({
+  name: z.string(),
+  id: z.string(),
+  version: z.string(),
+  endpoints: z
+    .array(z.object({ subject: z.string(), metadata: z.record(z.string(), z.string()).nullish() }))
+    .nullish(),
+});
+type ServiceInfo = z.infer<typeof ServiceInfo>;
+type Endpoint = NonNullable<ServiceInfo['endpoints']>[number];
+
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const CONFIRM_TIMEOUT_MS = 2_000;
 
 /**
  * Asks the instance itself, on `$SRV.INFO.<name>.<id>`: only the identity that owns the micro service `<name>` may
  * subscribe there, so the answer is authentic, whoever answered the open `$SRV.INFO` (any identity may).
  */
-async function confirm(
-  nc: NatsConnection,
-  claimed: ServiceInfo,
-  waitMs: number,
-): Promise<ServiceInfo | null> {
+async function confirm(nc: NatsConnection, claimed: ServiceInfo): Promise<ServiceInfo | null> {
   if (!INSTANCE_ID.test(claimed.id)) return null;
   try {
     const reply = await nc.request(`$SRV.INFO.${claimed.name}.${claimed.id}`, '', {
-      timeout: Math.max(1_000, waitMs),
+      timeout: CONFIRM_TIMEOUT_MS,
     });
-    const info = reply.json<ServiceInfo>();
-    return info.name === claimed.name && info.id === claimed.id ? info : null;
+    const info = ServiceInfo.safeParse(reply.json());
+    return info.success && info.data.name === claimed.name && info.data.id === claimed.id ? info.data : null;
   } catch {
     return null;
   }
 }
 
-/** The tool services that answered `$SRV.INFO`, each confirmed by its own instance. */
-async function toolServices(nc: NatsConnection, waitMs: number, refused: RefusedToolEndpoint[]) {
-  const client = new Svcm(nc as never).client({ strategy: 'timer', maxWait: waitMs });
+/** The tool services that answered `$SRV.INFO` (until the answers stop arriving), each confirmed by its own instance. */
+async function toolServices(nc: NatsConnection, options: GatherOptions, refused: RefusedToolEndpoint[]) {
   const claimed: ServiceInfo[] = [];
-  try {
-    for await (const info of await client.info()) {
-      // One claim per instance: a forged answer naming a real instance is confirmed (by that instance) only once.
-      if (isToolServiceName(info.name) && !claimed.some((c) => c.name === info.name && c.id === info.id))
-        claimed.push(info);
+  for (const msg of await gather(nc, '$SRV.INFO', options)) {
+    let parsed: ReturnType<typeof ServiceInfo.safeParse>;
+    try {
+      parsed = ServiceInfo.safeParse(msg.json());
+    } catch {
+      continue; // not JSON: not a service description
     }
-  } catch (err) {
-    // `$SRV.INFO` with nobody serving anything is an empty answer (every host gone), not a failed discovery.
-    if (mapTransportError(err, '$SRV.INFO', waitMs).code !== 'NO_RESPONDERS') throw err;
+    const info = parsed.success ? parsed.data : undefined;
+    // One claim per instance: a forged answer naming a real instance is confirmed (by that instance) only once.
+    if (
+      info &&
+      isToolServiceName(info.name) &&
+      !claimed.some((c) => c.name === info.name && c.id === info.id)
+    )
+      claimed.push(info);
   }
-  const confirmed = await Promise.all(claimed.map((info) => confirm(nc, info, waitMs)));
+  const confirmed = await Promise.all(claimed.map((info) => confirm(nc, info)));
   const services: ServiceInfo[] = [];
   claimed.forEach((unconfirmed, i) => {
     const info = confirmed[i];
@@ -96,53 +110,63 @@ async function toolServices(nc: NatsConnection, waitMs: number, refused: Refused
 
 /**
  * Every tool on the bus now: endpoints `novelrag.tools.<name>.invoke` of micro services named `novelrag-tools[-*]`,
- * from any process in any language, found with a `$SRV.INFO` scatter-gather bounded by `waitMs`, each answer
- * confirmed by the instance on its own subject, and each endpoint kept only when its service may serve that name
- * (a built-in name only by the tool-runners, an admitted name only by its service); the others are `refused`.
+ * from any process in any language, found with a `$SRV.INFO` scatter-gather that ends once the answers stop arriving
+ * (see `gather`; a number is the longest wait), each answer confirmed by the instance on its own subject, and each
+ * endpoint kept only when its service may serve that name (a built-in name only by the tool-runners, an admitted
+ * name only by its service); the others are `refused`.
  */
 export async function discoverTools(
   nc: NatsConnection,
-  waitMs = 750,
-  options: DiscoveryOptions = {},
+  wait?: number | DiscoveryOptions,
+  more: DiscoveryOptions = {},
 ): Promise<ToolDiscovery> {
+  const options: DiscoveryOptions =
+    typeof wait === 'number' ? { ...more, maxWaitMs: wait } : { ...(wait ?? {}), ...more };
   const tools = new Map<string, DiscoveredTool>();
   const invalid: InvalidToolEndpoint[] = [];
   const refused: RefusedToolEndpoint[] = [];
-  for (const info of await toolServices(nc, waitMs, refused)) {
+  for (const info of await toolServices(nc, options, refused)) {
     for (const endpoint of info.endpoints ?? []) {
       const name = toolFromInvokeSubject(endpoint.subject);
       if (!name) continue;
       const problem = toolOwnershipProblem(info.name, name, options.owners);
-      if (problem) {
-        refused.push({ service: info.name, tool: name, reason: problem });
-        continue;
-      }
-      const known = tools.get(name);
-      if (known) {
-        const serviceNames = known.serviceNames.includes(info.name)
-          ? known.serviceNames
-          : [...known.serviceNames, info.name];
-        tools.set(name, { ...known, instances: known.instances + 1, serviceNames });
-        continue;
-      }
-      try {
-        tools.set(name, {
-          name,
-          subject: endpoint.subject,
-          metadata: decodeToolMetadata(endpoint.metadata ?? {}),
-          available: true,
-          service: { name: info.name, version: info.version },
-          instances: 1,
-          serviceNames: [info.name],
-        });
-      } catch (err) {
-        invalid.push({
-          service: info.name,
-          endpoint: endpoint.subject,
-          reason: err instanceof Error ? err.message : String(err),
-        });
-      }
+      if (problem) refused.push({ service: info.name, tool: name, reason: problem });
+      else addEndpoint(tools, invalid, info, endpoint, name);
     }
   }
   return { tools: [...tools.values()].sort((a, b) => a.name.localeCompare(b.name)), invalid, refused };
+}
+
+function addEndpoint(
+  tools: Map<string, DiscoveredTool>,
+  invalid: InvalidToolEndpoint[],
+  info: ServiceInfo,
+  endpoint: Endpoint,
+  name: string,
+): void {
+  const known = tools.get(name);
+  if (known) {
+    const serviceNames = known.serviceNames.includes(info.name)
+      ? known.serviceNames
+      : [...known.serviceNames, info.name];
+    tools.set(name, { ...known, instances: known.instances + 1, serviceNames });
+    return;
+  }
+  try {
+    tools.set(name, {
+      name,
+      subject: endpoint.subject,
+      metadata: decodeToolMetadata(endpoint.metadata ?? {}),
+      available: true,
+      service: { name: info.name, version: info.version },
+      instances: 1,
+      serviceNames: [info.name],
+    });
+  } catch (err) {
+    invalid.push({
+      service: info.name,
+      endpoint: endpoint.subject,
+      reason: err instanceof Error ? err.message : String(err),
+    });
+  }
 }

@@ -1,0 +1,159 @@
+// Parts (1) and (2) of bench/system.bench.mjs: tool dispatch round trip and tool throughput, against raw NATS
+// request-reply in the same run. Three tools hosted by bench/lib/noop-runner.mjs exactly as the tool-runner hosts its
+// tools: `BenchNoop` (read-only: no at-most-once record), `BenchNoopOnce` (no hints: claim + result record in the
+// tool-results KV bucket) and `BenchSpin` (read-only, a fixed amount of CPU work per call).
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Kvm } from '@nats-io/kv';
+import { markdownTable, ms, ratio, summarize, timed } from './report.mjs';
+
+const require = createRequire(import.meta.url);
+
+export async function sequential(n, fn) {
+  const samples = [];
+  for (let i = 0; i < n; i++) samples.push((await timed(fn)).ms);
+  return summarize(samples);
+}
+
+/** `total` calls of `fn`, `concurrency` at a time: calls per second and the latency of each call. */
+export async function concurrent(total, concurrency, fn) {
+  let next = 0;
+  const samples = [];
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) {
+        next += 1;
+        samples.push((await timed(fn)).ms);
+      }
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return { total, seconds, perSecond: total / seconds, latency: summarize(samples) };
+}
+
+function executorFor(root, nc, label, tool) {
+  const { RemoteToolExecutor } = require(
+    path.join(root, 'apps/orchestrator/dist/tools/remote-tool-executor.js'),
+  );
+  const { ClaimWatch } = require(path.join(root, 'apps/orchestrator/dist/tools/claim-watch.js'));
+  const { operationPlan } = require(path.join(root, 'libs/agenturn/dist/index.js'));
+  // As the orchestrator builds it, dead-runner watch included.
+  const executor = new RemoteToolExecutor(nc, {
+    goalId: `g-bench-${label}`,
+    firstStep: 0,
+    maxAttempts: 1,
+    claimWatch: new ClaimWatch(nc),
+  });
+  const plan = operationPlan(tool, {}, 'benchmark');
+  return async () => {
+    const outcome = await executor.execute(plan, {});
+    if (outcome.status !== 'success')
+      throw new Error(`${tool} failed: ${outcome.errorCode} ${outcome.errorMessage}`);
+  };
+}
+
+/** The two KV writes of an at-most-once call (create the claim, compare-and-swap the result), with nothing else. */
+async function kvPair(nc) {
+  const kv = await new Kvm(nc).create(`bench_kv_${process.pid}`, { history: 1 });
+  let i = 0;
+  return async () => {
+    const key = `k${i++}`;
+    const revision = await kv.create(key, '{"state":"running"}');
+    await kv.update(key, '{"state":"done"}', revision);
+  };
+}
+
+/** Runs (1) and/or (2); pushes markdown tables to `tables` and figures to `results`. */
+export async function dispatchBench({ root, nc, natsUrl, opts, startProcess, log, results, tables }) {
+  const runner = (instance) =>
+    startProcess(
+      [path.join(root, 'bench/lib/noop-runner.mjs')],
+      { NATS_URL: natsUrl, BENCH_INSTANCE: instance },
+      'ready',
+    );
+  const raw = async () => {
+    await nc.request('bench.raw', '', { timeout: 10_000 });
+  };
+  log('starting runner-1');
+  await runner('runner-1');
+  const readOnly = executorFor(root, nc, 'dispatch', 'BenchNoop');
+  const once = executorFor(root, nc, 'dispatch-once', 'BenchNoopOnce');
+  const kv = await kvPair(nc);
+  for (const warm of [raw, readOnly, once, kv]) await sequential(200, warm);
+  if (opts.only.has('dispatch')) {
+    log(`(1) dispatch round trip, ${opts.calls} sequential calls each`);
+    const rawStats = await sequential(opts.calls, raw);
+    const toolStats = await sequential(opts.calls, readOnly);
+    const onceStats = await sequential(opts.calls, once);
+    const kvStats = await sequential(opts.calls, kv);
+    results.dispatch = { raw: rawStats, tool: toolStats, atMostOnce: onceStats, kvPair: kvStats };
+    const floor = rawStats.p50 + kvStats.p50;
+    const row = (path, what, s, base) => [path, what, ms(s.p50), ms(s.p99), ms(s.mean), ratio(s.p50, base)];
+    tables.push(
+      `### (1) Tool dispatch round trip (${opts.calls} sequential calls, one runner)\n\n` +
+        markdownTable(
+          ['path', 'what', 'p50 ms', 'p99 ms', 'mean ms', 'p50 vs its baseline'],
+          [
+            row('raw NATS', 'request-reply, no-op responder', rawStats, rawStats.p50),
+            row(
+              'read-only tool',
+              'RemoteToolExecutor → ToolHost no-op (validation, no KV record)',
+              toolStats,
+              rawStats.p50,
+            ),
+            row('KV pair', 'create + compare-and-swap update, nothing else', kvStats, kvStats.p50),
+            [
+              ...row(
+                'at-most-once tool',
+                'the same tool without hints (KV claim + result record)',
+                onceStats,
+                floor,
+              ).slice(0, 5),
+              `${ratio(onceStats.p50, floor)} of raw + KV pair (${ms(floor)} ms)`,
+            ],
+          ],
+        ),
+    );
+  }
+  if (!opts.only.has('throughput')) return;
+  const c = opts.concurrency;
+  const spinCalls = Math.max(200, Math.floor(opts.throughputCalls / 10));
+  const measure = async (label) => {
+    log(`(2) throughput, ${opts.throughputCalls} calls at concurrency ${c}, ${label}`);
+    return {
+      raw: await concurrent(opts.throughputCalls, c, raw),
+      tool: await concurrent(
+        opts.throughputCalls,
+        c,
+        executorFor(root, nc, `tp-${label.replace(/\W/g, '')}`, 'BenchNoop'),
+      ),
+      once: await concurrent(
+        opts.throughputCalls,
+        c,
+        executorFor(root, nc, `tpo-${label.replace(/\W/g, '')}`, 'BenchNoopOnce'),
+      ),
+      spin: await concurrent(
+        spinCalls,
+        c,
+        executorFor(root, nc, `tps-${label.replace(/\W/g, '')}`, 'BenchSpin'),
+      ),
+    };
+  };
+  const one = await measure('1 runner');
+  log('starting runner-2');
+  await runner('runner-2');
+  const two = await measure('2 runners');
+  results.throughput = { concurrency: c, one, two };
+  const rows = (runners, r) => [
+    [runners, 'raw NATS', r.raw.perSecond.toFixed(0), '1×'],
+    [runners, 'read-only tool', r.tool.perSecond.toFixed(0), ratio(r.tool.perSecond, r.raw.perSecond)],
+    [runners, 'at-most-once tool', r.once.perSecond.toFixed(0), ratio(r.once.perSecond, r.raw.perSecond)],
+    [runners, `CPU-bound tool (${spinCalls} calls)`, r.spin.perSecond.toFixed(0), '—'],
+  ];
+  tables.push(
+    `### (2) Tool throughput (${opts.throughputCalls} calls, ${c} in flight, one client process)\n\n` +
+      markdownTable(['runners', 'path', 'calls/s', 'vs raw'], [...rows('1', one), ...rows('2', two)]) +
+      `\n\nCPU-bound tool, 2 runners ÷ 1 runner: ${ratio(two.spin.perSecond, one.spin.perSecond)}`,
+  );
+}
