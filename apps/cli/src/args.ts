@@ -50,7 +50,8 @@ export const COMMANDS = {
     max: Infinity,
   },
   chat: {
-    summary: 'ask the assistant (plans, runs tools in parallel, answers with suggested next inputs) and follow it',
+    summary:
+      'ask the assistant (plans, runs tools in parallel, answers with suggested next inputs) and follow it',
     usage:
       'chat "<message>" [--lang zh] [--thread <id>] [--belief <text>]... [--max-steps N] [--idempotency-key K] [--yes|--no] [--detach] [--wait ms] [--verbose]',
     options: {

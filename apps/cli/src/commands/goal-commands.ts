@@ -55,8 +55,7 @@ function goalBody(cmd: ParsedCommand, text: string): Record<string, unknown> {
 export const submitGoal: CommandHandler = (cmd, client, io) => submitWith(cmd, client, io, {});
 
 /** `chat "<message>"`: submits the message to the `assistant` agent kind and follows it. */
-export const chat: CommandHandler = (cmd, client, io) =>
-  submitWith(cmd, client, io, { agent: 'assistant' });
+export const chat: CommandHandler = (cmd, client, io) => submitWith(cmd, client, io, { agent: 'assistant' });
 
 async function submitWith(
   cmd: ParsedCommand,
