@@ -21,6 +21,7 @@ export class AnswerPanel {
     }
     if (d.index !== this.next) return; // a piece missed while connecting: the final answer will show it all
     this.next++;
+    this.el.dataset['pieces'] = String(this.next); // how many pieces arrived live (kept once the answer is final)
     this.text.textContent += d.text;
   }
 
