@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import type { FakeOpenAIServer } from '@novelrag/testkit';
 import {
   type BrowserSession,
   DEMO_REQUEST,
@@ -61,6 +62,34 @@ async function approveUntilCompleted(page: Page): Promise<void> {
     await approve.waitFor({ state: 'detached' });
   }
   await completed.waitFor();
+}
+
+const QUESTION = 'Who leads the Azure Sect? (rag-dash)';
+const ANSWER_PIECES = [
+  'The Azure Sect ',
+  'is led by ',
+  'its elders. ',
+  '<cite doc_id="doc_none" quote="elders">So the records say.</cite>',
+];
+
+/**
+ * The model's part of a `rag` question answered on the direct path: the route, then the answer streamed in pieces once
+ * `release` settles (so the page is surely following the goal before the pieces are published), then the memory update.
+ */
+function scriptRagQuestion(fake: FakeOpenAIServer, release: Promise<unknown>): void {
+  const asks = (r: { body: unknown }) => JSON.stringify(r.body).includes('rag-dash');
+  fake.always(
+    { schemaName: 'query_route', where: asks },
+    { json: { path: 'direct', reason: 'asked in the test' } },
+  );
+  fake.always(
+    { kind: 'text', where: (r) => asks(r) && JSON.stringify(r.body).includes('output rules') },
+    { after: release, then: { chunks: ANSWER_PIECES } },
+  );
+  fake.always(
+    { schemaName: 'memory_update', where: asks },
+    { json: { summary: 'Asked about the sect.', facts: [] } },
+  );
 }
 
 // The dashboard in a real browser against the whole system (scripted model at the HTTP boundary, API keys on): submit
@@ -142,4 +171,40 @@ run('dashboard in Chromium', () => {
     expect(browser.foreignRequests).toEqual([]);
     expect(browser.pageErrors.filter((e) => !/401|Unauthorized/i.test(e))).toEqual([]);
   }, 400_000);
+  it('answers a rag question submitted from the page, streaming, with its citations marked', async () => {
+    const { page } = browser;
+    let release!: () => void;
+    scriptRagQuestion(system.fake, new Promise<void>((resolve) => (release = resolve)));
+    await page.getByRole('link', { name: 'Submit' }).click();
+    await page.getByLabel('agent kind').selectOption('rag');
+    await page.getByLabel('goal text').fill(QUESTION);
+    await page.getByRole('button', { name: 'Submit goal' }).click();
+    await page.waitForURL(/#\/goals\/g-/);
+    const goalId = shownGoalId(page);
+
+    // The route is traced on the page before the answer is written: the pieces then arrive live, in order.
+    const timeline = page.getByTestId('timeline');
+    await timeline.locator('[data-kind="rag.route"]').waitFor();
+    release();
+    const answer = page.getByTestId('answer');
+    await answer.getByText('The Azure Sect is led by').waitFor();
+    await page.getByTestId('goal-status').getByText('completed').waitFor({ timeout: 120_000 });
+    await timeline.locator('[data-kind="rag.answer"]').waitFor();
+    expect(await answer.getAttribute('data-pieces')).toBe(String(ANSWER_PIECES.length));
+    // The final answer: the unverifiable citation stripped from the text and listed as unverified.
+    await page.getByTestId('answer-text').getByText('So the records say.').waitFor();
+    const citation = page.getByTestId('citations').locator('li');
+    expect(await citation.count()).toBe(1);
+    expect(await citation.getAttribute('data-verified')).toBe('false');
+    expect((await api(`/v1/goals/${goalId}`)).body['agent']).toBe('rag');
+
+    // The goals table filtered by agent kind shows it, and only rag goals.
+    await page.getByRole('link', { name: 'Goals' }).click();
+    await page.getByLabel('agent kind').selectOption('rag');
+    await page.locator(`tr[data-goal-id="${goalId}"]`).waitFor();
+    const others = page.locator(`tr[data-goal-id]:not([data-goal-id="${goalId}"])`);
+    await others.first().waitFor({ state: 'detached' });
+    expect(await page.locator('tr[data-goal-id]').count()).toBe(1);
+    expect(browser.pageErrors.filter((e) => !/401|Unauthorized/i.test(e))).toEqual([]);
+  }, 300_000);
 });

@@ -1,4 +1,5 @@
 import type {
+  AgentKind,
   AspectsListReply,
   FindReply,
   GoalSummaryPage,
@@ -16,6 +17,8 @@ const KEY_STORAGE = 'novelrag.apiKey';
 export type { DiscoveredTool, PublicGoal } from '@novelrag/contracts';
 
 export interface GoalSubmissionBody {
+  /** The agent kind that pursues it (absent: `novelrag`). */
+  agent?: AgentKind;
   request?: string;
   goal?: string;
   threadId?: string;
@@ -71,7 +74,7 @@ const query = (params: Record<string, string | number | undefined>) => {
 const enc = encodeURIComponent;
 
 export const api = {
-  summaries: (p: { status?: string; threadId?: string; limit?: number; cursor?: string }) =>
+  summaries: (p: { status?: string; agent?: string; threadId?: string; limit?: number; cursor?: string }) =>
     call<GoalSummaryPage>('GET', `/v1/goal-summaries${query(p)}`),
   goal: (id: string) => call<PublicGoal>('GET', `/v1/goals/${enc(id)}`),
   submit: (body: GoalSubmissionBody) => call<{ goalId: string; status: string }>('POST', '/v1/goals', body),

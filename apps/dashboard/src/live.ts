@@ -1,4 +1,4 @@
-import type { TraceEvent, TraceKind } from '@novelrag/contracts';
+import type { AnswerDelta, TraceEvent, TraceKind } from '@novelrag/contracts';
 import { followSse, type SseState } from './sse';
 
 /** What each trace kind says about where a pursuit is (the goals table's "phase" column). */
@@ -37,13 +37,15 @@ export interface TraceItem {
 
 /**
  * Follows a trace SSE endpoint, handing each parsed event over. Events of kinds this page does not know (a newer
- * gateway) are skipped, never fatal.
+ * gateway) are skipped, never fatal. A goal's stream also carries the live pieces of its answer (`answer.delta`, no
+ * id): they go to `onDelta`.
  */
 export function followTrace(
   url: string,
   signal: AbortSignal,
   onEvent: (item: TraceItem) => void,
   onState?: (state: SseState, detail?: string) => void,
+  onDelta?: (delta: AnswerDelta) => void,
 ): Promise<void> {
   return followSse({
     url,
@@ -54,15 +56,23 @@ export function followTrace(
         onState?.('reconnecting', m.data);
         return;
       }
-      let event: TraceEvent;
-      try {
-        event = JSON.parse(m.data) as TraceEvent;
-      } catch {
+      if (m.event === 'answer.delta') {
+        const delta = parseJson(m.data) as AnswerDelta | undefined;
+        if (typeof delta?.text === 'string' && typeof delta.index === 'number') onDelta?.(delta);
         return;
       }
+      const event = parseJson(m.data) as TraceEvent | undefined;
       if (typeof event?.kind === 'string') onEvent({ id: m.id, event });
     },
   });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A small status line for a live connection. */

@@ -202,6 +202,11 @@ export class FakeOpenAIServer {
     reply: FakeReply,
     usage: FakeUsage | undefined,
   ): void {
+    if ('after' in reply) {
+      const go = () => (res.destroyed ? undefined : this.answer(res, record, reply.then, usage));
+      void reply.after.then(go, go);
+      return;
+    }
     if ('delayMs' in reply) {
       const timer = setTimeout(() => {
         this.timers.delete(timer);

@@ -63,6 +63,8 @@ export type FakeReply =
     }
   /** An HTTP error in OpenAI's error shape. */
   | { readonly status: number; readonly message?: string; readonly code?: string; readonly type?: string }
+  /** Answer `then` once `after` settles (a test holds the answer until it is ready for what follows). */
+  | { readonly after: Promise<unknown>; readonly then: FakeReply }
   /** Wait, then answer `then` (default: never answer; the client's timeout or abort ends it). */
   | { readonly delayMs: number; readonly then?: FakeReply };
 

@@ -3,6 +3,7 @@ import { api, type PublicGoal } from '../api';
 import { badge, clear, field, h } from '../dom';
 import { FINAL_KINDS, connectionLabel, followTrace } from '../live';
 import type { SseState } from '../sse';
+import { AnswerPanel } from './answer-panel';
 import { action, errorBox } from './common';
 import { markParallel, timelineEntry } from './timeline';
 
@@ -15,13 +16,14 @@ const REPLAY_STEP_MS = 60;
  */
 export function goalDetailView(root: HTMLElement, goalId: string, signal: AbortSignal): void {
   const page = new GoalPage(goalId, signal);
-  clear(root, page.header, page.pending, page.toolbar, page.errors, page.timeline);
+  clear(root, page.header, page.pending, page.answer.el, page.toolbar, page.errors, page.timeline);
   void page.refresh().then(() =>
     followTrace(
       `/v1/goals/${encodeURIComponent(goalId)}/events`,
       signal,
       ({ event }) => page.add(event),
       (state, detail) => page.connection(state, detail),
+      (delta) => page.answer.delta(delta),
     ),
   );
 }
@@ -31,6 +33,8 @@ class GoalPage {
   readonly pending = h('div', { class: 'pending', 'data-testid': 'pending' });
   readonly timeline = h('ol', { class: 'timeline', 'data-testid': 'timeline' });
   readonly errors = h('div');
+  /** A `rag` goal's answer, streamed then final with its citations (empty for the other kinds). */
+  readonly answer = new AnswerPanel();
   private readonly conn = h('span', { class: 'conn', 'data-testid': 'trace-state' }, 'connecting…');
   private readonly replayButton = h('button', { type: 'button', disabled: true }, 'Replay');
   readonly toolbar = h('div', { class: 'toolbar' }, h('h3', {}, 'Timeline'), this.replayButton, this.conn);
@@ -60,6 +64,7 @@ class GoalPage {
     this.entries.push({ event, el });
     this.timeline.append(el);
     if (event.kind === 'llm.call') markParallel(this.entries.slice(-2));
+    if (event.kind === 'rag.answer') this.answer.answer(event);
     if (event.kind === 'interaction.requested') this.renderPending(event.interaction);
     if (event.kind === 'interaction.answered' || event.kind === 'interaction.timed_out')
       this.renderPending(undefined);

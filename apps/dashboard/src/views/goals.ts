@@ -3,6 +3,7 @@ import { api } from '../api';
 import { badge, clear, duration, h, time } from '../dom';
 import { PHASE_OF_KIND, connectionLabel, followTrace, type TraceItem } from '../live';
 import { errorBox } from './common';
+import { AGENT_LABELS } from './submit';
 
 /** The status filter's choices (typed by the contract, so a new status cannot be forgotten here). */
 const STATUS_LABELS: Record<GoalStatus, string> = {
@@ -32,6 +33,7 @@ interface Row {
 }
 interface Filters {
   status: string;
+  agent: string;
   threadId: string;
   limit: number;
 }
@@ -44,6 +46,10 @@ export function goalsView(root: HTMLElement, signal: AbortSignal): void {
     h('option', { value: '' }, 'any status'),
     ...Object.entries(STATUS_LABELS).map(([value, label]) => h('option', { value }, label)),
   ]);
+  const agent = h('select', { 'aria-label': 'agent kind' }, [
+    h('option', { value: '' }, 'any agent'),
+    ...Object.keys(AGENT_LABELS).map((value) => h('option', { value }, value)),
+  ]);
   const thread = h('input', { placeholder: 'thread id', 'aria-label': 'thread' });
   const limit = h(
     'select',
@@ -51,8 +57,13 @@ export function goalsView(root: HTMLElement, signal: AbortSignal): void {
     [20, 50, 100].map((n) => h('option', { value: n }, `${n} / page`)),
   );
   const apply = () =>
-    table.filter({ status: status.value, threadId: thread.value.trim(), limit: Number(limit.value) });
-  for (const input of [status, thread, limit]) input.addEventListener('change', apply);
+    table.filter({
+      status: status.value,
+      agent: agent.value,
+      threadId: thread.value.trim(),
+      limit: Number(limit.value),
+    });
+  for (const input of [status, agent, thread, limit]) input.addEventListener('change', apply);
   clear(
     root,
     h(
@@ -60,6 +71,7 @@ export function goalsView(root: HTMLElement, signal: AbortSignal): void {
       { class: 'toolbar' },
       h('h2', {}, 'Goals'),
       status,
+      agent,
       thread,
       limit,
       table.prev,
@@ -109,7 +121,7 @@ class GoalsTable {
   readonly next = h('button', { type: 'button', onclick: () => void this.load(this.page + 1) }, 'Older →');
   private readonly rows = new Map<string, Row>();
   private readonly cursors: (string | undefined)[] = [undefined];
-  private filters: Filters = { status: '', threadId: '', limit: 20 };
+  private filters: Filters = { status: '', agent: '', threadId: '', limit: 20 };
   private page = 0;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -126,11 +138,12 @@ class GoalsTable {
   async load(page: number): Promise<void> {
     if (page < 0 || page >= this.cursors.length) return;
     try {
-      const { status, threadId, limit } = this.filters;
+      const { status, agent, threadId, limit } = this.filters;
       const cursor = this.cursors[page];
       const res = await api.summaries({
         limit,
         ...(status ? { status } : {}),
+        ...(agent ? { agent } : {}),
         ...(threadId ? { threadId } : {}),
         ...(cursor ? { cursor } : {}),
       });

@@ -1,3 +1,4 @@
+import type { AgentKind } from '@novelrag/contracts';
 import { api, type GoalSubmissionBody } from '../api';
 import { clear, h } from '../dom';
 import { errorBox } from './common';
@@ -5,8 +6,23 @@ import { errorBox } from './common';
 const num = (input: HTMLInputElement, scale = 1): number | undefined =>
   input.value.trim() === '' ? undefined : Math.round(Number(input.value) * scale);
 
-/** Submit a request (translated into a goal) or a goal statement, with language, thread, beliefs and limits. */
+/** The agent kinds a submission can name, as the selector offers them (typed by the contract). */
+export const AGENT_LABELS: Record<AgentKind, string> = {
+  novelrag: 'novelrag: a goal (the four-phase loop)',
+  rag: 'rag: a question answered from the repository, with citations',
+  assistant: 'assistant: chat, tools in parallel',
+};
+
+const agentSelect = () =>
+  h(
+    'select',
+    { name: 'agent', 'aria-label': 'agent kind' },
+    Object.entries(AGENT_LABELS).map(([value, label]) => h('option', { value }, label)),
+  );
+
+/** Submit a request (translated into a goal) or a goal statement to an agent kind, with language, thread, beliefs and limits. */
 export function submitView(root: HTMLElement): void {
+  const agent = agentSelect();
   const kind = h(
     'select',
     { name: 'kind', 'aria-label': 'kind' },
@@ -37,7 +53,7 @@ export function submitView(root: HTMLElement): void {
   const form = h(
     'form',
     { class: 'submit-form' },
-    label('Kind', kind),
+    h('div', { class: 'row' }, label('Agent', agent), label('Kind', kind)),
     label('Text', text),
     h('div', { class: 'row' }, label('Language', lang), label('Thread', thread)),
     label('Beliefs', beliefs),
@@ -70,6 +86,7 @@ export function submitView(root: HTMLElement): void {
       .map((l) => l.trim())
       .filter(Boolean);
     const body: GoalSubmissionBody = {
+      ...(agent.value === 'novelrag' ? {} : { agent: agent.value as AgentKind }),
       [kind.value === 'goal' ? 'goal' : 'request']: text.value.trim(),
       ...(lang.value.trim() ? { lang: lang.value.trim() } : {}),
       ...(thread.value.trim() ? { threadId: thread.value.trim() } : {}),

@@ -118,6 +118,14 @@ export class ListGoalsQueryDto {
   @Matches(ID, { message: 'threadId must be 1-128 characters of A-Z a-z 0-9 _ -' })
   threadId?: string;
 
+  @ApiPropertyOptional({
+    enum: AgentKind.options,
+    description: 'Only goals of this agent kind (goals submitted without one are `novelrag`)',
+  })
+  @IsOptional()
+  @IsIn(AgentKind.options, { message: `agent must be one of: ${AgentKind.options.join(', ')}` })
+  agent?: AgentKind;
+
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @Type(() => Number)

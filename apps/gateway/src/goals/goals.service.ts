@@ -109,6 +109,7 @@ export class GoalsService implements OnApplicationBootstrap {
     const page = await this.goals().list({
       ...(query.status ? { status: query.status } : {}),
       ...(query.threadId ? { threadId: query.threadId } : {}),
+      ...(query.agent ? { agent: query.agent } : {}),
       ...(query.limit ? { limit: query.limit } : {}),
       ...(query.cursor ? { cursor: query.cursor } : {}),
     });

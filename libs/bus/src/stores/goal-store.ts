@@ -1,10 +1,12 @@
-import type { GoalRecord, GoalStatus } from '@novelrag/contracts';
+import type { AgentKind, GoalRecord, GoalStatus } from '@novelrag/contracts';
 import { z } from 'zod';
 import { BusError } from '../errors';
 
 export interface GoalListQuery {
   readonly status?: GoalStatus;
   readonly threadId?: string;
+  /** Only goals of this agent kind (a record without one is `novelrag`). */
+  readonly agent?: AgentKind;
   /** 1..100, default 20. */
   readonly limit?: number;
   /** Opaque cursor from a previous page's `nextCursor`. */
@@ -90,6 +92,7 @@ export function pageGoals(all: readonly GoalRecord[], query: GoalListQuery = {})
     (goal) =>
       (!query.status || goal.status === query.status) &&
       (!query.threadId || goal.threadId === query.threadId) &&
+      (!query.agent || (goal.agent ?? 'novelrag') === query.agent) &&
       (!cursor || isAfter(goal, cursor)),
   );
   goals.sort((a, b) =>

@@ -92,6 +92,17 @@ export function describeGoalStoreContract(name: string, factory: ContractFactory
       expect((await busFailure(store().list({ cursor: 'garbage' }))).code).toBe('VALIDATION_FAILED');
     });
 
+    it('lists the goals of one agent kind (a goal without one is novelrag)', async () => {
+      await store().create({ ...base, goalId: 'k-plain', threadId: 't' });
+      await store().create({ ...base, goalId: 'k-rag', threadId: 't', agent: 'rag' });
+      await store().create({ ...base, goalId: 'k-asst', threadId: 't', agent: 'assistant' });
+      const ids = async (agent: 'novelrag' | 'rag' | 'assistant') =>
+        (await store().list({ agent })).goals.map((g) => g.goalId);
+      expect(await ids('rag')).toEqual(['k-rag']);
+      expect(await ids('assistant')).toEqual(['k-asst']);
+      expect(await ids('novelrag')).toEqual(['k-plain']);
+    });
+
     it('orders goals created at the same time by goal id, descending, across pages', async () => {
       for (const goalId of ['a', 'c', 'b']) await store().create({ ...base, goalId, threadId: 't' });
       const first = await store().list({ limit: 2 });
