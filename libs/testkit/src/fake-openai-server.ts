@@ -202,6 +202,13 @@ export class FakeOpenAIServer {
     reply: FakeReply,
     usage: FakeUsage | undefined,
   ): void {
+    if ('after' in reply) {
+      const go = () => {
+        if (!res.destroyed) this.answer(res, record, reply.then, usage);
+      };
+      reply.after.then(go, go);
+      return;
+    }
     if ('delayMs' in reply) {
       const timer = setTimeout(() => {
         this.timers.delete(timer);

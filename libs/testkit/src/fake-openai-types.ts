@@ -63,6 +63,8 @@ export type FakeReply =
     }
   /** An HTTP error in OpenAI's error shape. */
   | { readonly status: number; readonly message?: string; readonly code?: string; readonly type?: string }
+  /** Answer `then` once the test's `after` settles (e.g. once a client is listening); the client's timeout bounds it. */
+  | { readonly after: Promise<unknown>; readonly then: FakeReply }
   /** Wait, then answer `then` (default: never answer; the client's timeout or abort ends it). */
   | { readonly delayMs: number; readonly then?: FakeReply };
 
