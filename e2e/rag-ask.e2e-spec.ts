@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { busRequest } from '@novelrag/bus';
-import { AnswerDelta, ImportReply, Subjects, TraceEvent } from '@novelrag/contracts';
+import { AnswerDelta, TraceEvent } from '@novelrag/contracts';
 import {
   type ScenarioRule,
   type System,
   installRules,
   readSse,
   runNovelrag,
+  seedRepository,
   startSystem,
 } from '@novelrag/testkit';
 
@@ -54,30 +54,20 @@ describe('rag: asking the repository (REST SSE and `novelrag ask`)', () => {
 
   beforeAll(async () => {
     system = await startSystem('rag-ask');
-    await busRequest(
-      system.nc,
-      Subjects.resources.import,
+    await seedRepository(system.nc, [
       {
-        schemaVersion: 1,
-        mode: 'merge',
-        aspects: [
+        name: 'character',
+        elements: [
           {
-            aspect: { name: 'character', childrenKeys: [], metadata: {} },
-            elements: [
-              {
-                id: 'linfeng',
-                properties: {
-                  name: '林风',
-                  description: 'A swordsman of the southern hills, sworn rival of the Azure Sect.',
-                },
-              },
-            ],
+            id: 'linfeng',
+            properties: {
+              name: '林风',
+              description: 'A swordsman of the southern hills, sworn rival of the Azure Sect.',
+            },
           },
         ],
       },
-      ImportReply,
-      { timeoutMs: 10_000 },
-    );
+    ]);
   }, 180_000);
 
   afterAll(async () => {
@@ -96,7 +86,9 @@ describe('rag: asking the repository (REST SSE and `novelrag ask`)', () => {
     const res = await fetch(`${system.url}/v1/goals/${goalId}/events`);
     expect(res.status).toBe(200);
     // The relay subscribes before the trace replay starts: once the first trace event arrives, pieces reach us.
-    const events = await readSseUntilEnd(res, () => connected());
+    const events = await readSse(res, Infinity, (e) => {
+      if (e.id !== undefined) connected();
+    });
     const pieces = events
       .filter((e) => e.event === 'answer.delta')
       .map((e) => AnswerDelta.parse(JSON.parse(e.data ?? '')));
@@ -143,7 +135,6 @@ describe('rag: asking the repository (REST SSE and `novelrag ask`)', () => {
     const order = [
       '▶ accepted',
       '[route] retrieve',
-      '[retrieve] "林风"',
       'Answer:',
       ANSWER,
       '[answer] 2 citation(s), 0 unverified',
@@ -152,31 +143,9 @@ describe('rag: asking the repository (REST SSE and `novelrag ask`)', () => {
     const found = order.map(at);
     expect(found.every((n) => n >= 0)).toBe(true);
     expect([...found].sort((a, b) => a - b)).toEqual(found);
+    // The retrieval step's trace line may arrive while the answer is written (another path): it is held until after.
+    expect(at('[retrieve] "林风" → 1 document(s)')).toBeGreaterThan(found[1] ?? -1);
     expect(run.stdout).toContain(`  [1] ${LINFENG} ✓ verified: "a swordsman of the southern hills"`);
     expect(run.stdout).toContain(`  [2] ${LINFENG} ✓ verified: "rival of the Azure Sect"`);
   }, 120_000);
 });
-
-/** Reads a goal's SSE to its end, calling `onFirstTraceEvent` once the first stored trace event (with an id) arrives. */
-async function readSseUntilEnd(res: Response, onFirstTraceEvent: () => void) {
-  // readSse reads to the end; the first trace event is replayed at once, so it is seen through a tee'd body.
-  const [mine, theirs] = (res.body as ReadableStream<Uint8Array>).tee();
-  void watchFirstId(mine, onFirstTraceEvent);
-  return readSse(new Response(theirs));
-}
-
-async function watchFirstId(body: ReadableStream<Uint8Array>, found: () => void): Promise<void> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    text += decoder.decode(value, { stream: true });
-    if (/(^|\n)id: /.test(text)) {
-      found();
-      await reader.cancel();
-      return;
-    }
-  }
-}

@@ -48,4 +48,18 @@ describe('AnswerStream', () => {
     answer.end();
     expect(io.text()).toBe('Answer:\nfirst \n(the answer is being written again)\nAnswer:\nagain whole.\n');
   });
+
+  it('holds trace lines that arrive while the answer is written until it ends; a closing line ends it', () => {
+    const io = transcriptIo();
+    const answer = new AnswerStream(io);
+    answer.print('[route] retrieve', false);
+    answer.push(delta(1, 0, 'Half '));
+    answer.print('[retrieve] late', false);
+    answer.push(delta(1, 1, 'whole.'));
+    answer.print('[answer] 1 citation(s)', true);
+    answer.print('✔ completed', true);
+    expect(io.text()).toBe(
+      '[route] retrieve\nAnswer:\nHalf whole.\n[retrieve] late\n[answer] 1 citation(s)\n✔ completed\n',
+    );
+  });
 });

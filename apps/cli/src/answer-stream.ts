@@ -4,12 +4,14 @@ import type { CliIo } from './io';
 /**
  * Prints the answer of a `rag` goal as it is written, from the gateway's `answer.delta` events: the pieces of one
  * attempt in order (a repeated or late piece is skipped), and a notice when a resumed pursuit starts the answer anew.
- * The pieces share one line-in-progress, which `end()` closes before anything else is printed.
+ * The pieces share one line-in-progress: other lines printed meanwhile (`print`) wait until the answer's line is
+ * closed (`end()`, or a line that closes it), so the answer is never cut by trace lines arriving on another path.
  */
 export class AnswerStream {
   private attempt: number | undefined;
   private next = 0;
   private open = false;
+  private held: string[] = [];
 
   constructor(private readonly io: CliIo) {}
 
@@ -44,10 +46,21 @@ export class AnswerStream {
     this.io.write(delta.text);
   }
 
-  /** Closes the answer's line (if a piece was written since the last close). */
+  /** Prints a line: at once when no answer is being written or when it `closes` the answer, else after the answer. */
+  print(line: string, closes: boolean): void {
+    if (closes) this.end();
+    if (this.open) this.held.push(line);
+    else this.io.out(line);
+  }
+
+  /** Closes the answer's line (if a piece was written since the last close), then prints the lines held meanwhile. */
   end(): void {
-    if (!this.open) return;
-    this.open = false;
-    this.io.write('\n');
+    if (this.open) {
+      this.open = false;
+      this.io.write('\n');
+    }
+    const held = this.held;
+    this.held = [];
+    for (const line of held) this.io.out(line);
   }
 }

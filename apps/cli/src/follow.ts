@@ -107,7 +107,6 @@ export async function followGoal(
         answer.push(message.data);
         continue;
       }
-      answer?.end();
       let data: unknown;
       try {
         data = JSON.parse(message.data);
@@ -123,7 +122,7 @@ export async function followGoal(
       options.onEvent?.(event);
       if (!json) {
         const line = renderTraceEvent(event, { style: io.style, verbose: options.verbose });
-        if (line !== undefined) io.out(line);
+        if (line !== undefined) answer?.print(line, closesAnswer(event));
       }
       if (event.kind === 'interaction.requested') {
         if (progress) progress.paused = true;
@@ -156,6 +155,12 @@ export async function followGoal(
     );
   return goal;
 }
+
+/** Whether a trace event ends the answer being written (its line is printed after the answer, not held). */
+const closesAnswer = (event: TraceEvent) =>
+  event.kind === 'rag.answer' ||
+  event.kind === 'interaction.requested' ||
+  FINAL_TRACE_KINDS.includes(event.kind);
 
 /** Polls the goal; calls `onEnded` once it was terminal on two polls in a row. */
 function watchTerminal(
