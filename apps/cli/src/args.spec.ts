@@ -65,6 +65,16 @@ describe('parseCommandLine', () => {
     expect(cmd.values['text']).toBe('blue');
   });
 
+  it('parses ask: the question as free text, with its language and thread, but no confirmation answers', () => {
+    const cmd = parse(['ask', 'Who is', '余归?', '--lang', 'zh', '--thread', 't-1', '--wait', '60000']);
+    expect(cmd.command).toBe('ask');
+    expect(cmd.text).toBe('Who is 余归?');
+    expect(cmd.values).toMatchObject({ lang: 'zh', thread: 't-1', wait: '60000' });
+    expect(usage(() => parse(['ask'])).message).toContain('ask takes 1+ argument(s)');
+    expect(usage(() => parse(['ask', 'why?', '--yes'])).message).toContain("Unknown option '--yes'");
+    expect(helpText()).toMatch(/\n {2}ask +ask the repository a question/);
+  });
+
   it('defaults to help and accepts --help on any command', () => {
     expect(parse([]).command).toBe('help');
     expect(parse(['goal', '--help']).help).toBe(true);

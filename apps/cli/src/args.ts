@@ -12,15 +12,28 @@ const GLOBAL: OptionSpec = {
   help: { type: 'boolean', short: 'h' },
 };
 
-/** Options of the commands that follow a goal's trace. */
-const FOLLOW: OptionSpec = {
-  yes: { type: 'boolean', short: 'y' },
-  no: { type: 'boolean' },
+/** Options of the commands that follow a goal's trace without answering questions. */
+const WATCH: OptionSpec = {
   wait: { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
   detach: { type: 'boolean', short: 'd' },
   /** Safety-net poll of the goal record (ms), see follow.ts. */
   poll: { type: 'string' },
+};
+
+/** Options of the commands that follow a goal's trace. */
+const FOLLOW: OptionSpec = {
+  ...WATCH,
+  yes: { type: 'boolean', short: 'y' },
+  no: { type: 'boolean' },
+};
+
+/** Options of the commands that submit a goal (with the options of following it). */
+const SUBMIT: OptionSpec = {
+  lang: { type: 'string' },
+  thread: { type: 'string' },
+  'max-steps': { type: 'string' },
+  'idempotency-key': { type: 'string' },
 };
 
 interface CommandSpec {
@@ -39,12 +52,9 @@ export const COMMANDS = {
       'goal "<request>" [--lang zh] [--thread <id>] [--goal] [--belief <text>]... [--max-steps N] [--idempotency-key K] [--yes|--no] [--detach] [--wait ms] [--verbose]',
     options: {
       ...FOLLOW,
-      lang: { type: 'string' },
-      thread: { type: 'string' },
+      ...SUBMIT,
       goal: { type: 'boolean' },
       belief: { type: 'string', multiple: true },
-      'max-steps': { type: 'string' },
-      'idempotency-key': { type: 'string' },
     },
     min: 1,
     max: Infinity,
@@ -54,14 +64,16 @@ export const COMMANDS = {
       'ask the assistant (plans, runs tools in parallel, answers with suggested next inputs) and follow it',
     usage:
       'chat "<message>" [--lang zh] [--thread <id>] [--belief <text>]... [--max-steps N] [--idempotency-key K] [--yes|--no] [--detach] [--wait ms] [--verbose]',
-    options: {
-      ...FOLLOW,
-      lang: { type: 'string' },
-      thread: { type: 'string' },
-      belief: { type: 'string', multiple: true },
-      'max-steps': { type: 'string' },
-      'idempotency-key': { type: 'string' },
-    },
+    options: { ...FOLLOW, ...SUBMIT, belief: { type: 'string', multiple: true } },
+    min: 1,
+    max: Infinity,
+  },
+  ask: {
+    summary:
+      'ask the repository a question: the answer streamed as it is written, then its citations (verified or not)',
+    usage:
+      'ask "<question>" [--lang zh] [--thread <id>] [--max-steps N] [--idempotency-key K] [--detach] [--wait ms] [--verbose]',
+    options: { ...WATCH, ...SUBMIT },
     min: 1,
     max: Infinity,
   },

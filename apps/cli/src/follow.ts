@@ -4,6 +4,7 @@ import {
   TraceEvent,
   isTerminalStatus,
 } from '@novelrag/contracts';
+import { AnswerStream } from './answer-stream';
 import { CliError } from './errors';
 import type { GatewayClient } from './gateway-client';
 import type { CliIo } from './io';
@@ -42,6 +43,8 @@ class Progress {
   private timer: NodeJS.Timeout | undefined;
   /** While a question is asked the status line must not overwrite the prompt. */
   paused = false;
+  /** Nor the line of an answer being written. */
+  answer: AnswerStream | undefined;
 
   constructor(private readonly io: CliIo) {
     if (io.interactive) {
@@ -57,7 +60,7 @@ class Progress {
   }
 
   draw(): void {
-    if (this.paused) return;
+    if (this.paused || this.answer?.writing) return;
     const seconds = ((Date.now() - this.started) / 1000).toFixed(0);
     this.frame = (this.frame + 1) % SPINNER.length;
     this.io.status(
@@ -84,6 +87,9 @@ export async function followGoal(
   const wait = AbortSignal.timeout(options.waitMs);
   const ended = new AbortController();
   const progress = json ? undefined : new Progress(io);
+  // The answer of a rag goal as it is written (pieces not kept by the trace: printed, then the final events).
+  const answer = json ? undefined : new AnswerStream(io);
+  if (progress) progress.answer = answer;
   let sawFinal = false;
   const watchdog = watchTerminal(client, goalId, options.pollMs ?? 5_000, () => ended.abort());
   try {
@@ -97,6 +103,10 @@ export async function followGoal(
           ),
         ),
     })) {
+      if (message.event === 'answer.delta' && answer) {
+        answer.push(message.data);
+        continue;
+      }
       let data: unknown;
       try {
         data = JSON.parse(message.data);
@@ -112,7 +122,7 @@ export async function followGoal(
       options.onEvent?.(event);
       if (!json) {
         const line = renderTraceEvent(event, { style: io.style, verbose: options.verbose });
-        if (line !== undefined) io.out(line);
+        if (line !== undefined) answer?.print(line, closesAnswer(event));
       }
       if (event.kind === 'interaction.requested') {
         if (progress) progress.paused = true;
@@ -131,6 +141,7 @@ export async function followGoal(
     if (!ended.signal.aborted || wait.aborted) throw err;
   } finally {
     clearInterval(watchdog);
+    answer?.end();
     progress?.stop();
   }
   const goal = await client.request(`/v1/goals/${encodeURIComponent(goalId)}`, PublicGoal);
@@ -144,6 +155,12 @@ export async function followGoal(
     );
   return goal;
 }
+
+/** Whether a trace event ends the answer being written (its line is printed after the answer, not held). */
+const closesAnswer = (event: TraceEvent) =>
+  event.kind === 'rag.answer' ||
+  event.kind === 'interaction.requested' ||
+  FINAL_TRACE_KINDS.includes(event.kind);
 
 /** Polls the goal; calls `onEnded` once it was terminal on two polls in a row. */
 function watchTerminal(

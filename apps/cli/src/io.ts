@@ -5,6 +5,8 @@ import { COLOR, PLAIN, type Style } from './render/text';
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** Writes text as it is, without a line break (the pieces of a streamed answer). */
+  write(text: string): void;
   /** A transient status line (progress), replaced by the next status or cleared by the next out/err. */
   status(text: string): void;
   /** True when a human can answer prompts (stdin and stdout are terminals). */
@@ -31,6 +33,10 @@ export function processIo(env: Readonly<Record<string, string | undefined>> = pr
     err: (text) => {
       clear();
       process.stderr.write(`${text}\n`);
+    },
+    write: (text) => {
+      clear();
+      process.stdout.write(text);
     },
     status: (text) => {
       if (!tty) return;

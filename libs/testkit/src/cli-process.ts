@@ -12,7 +12,7 @@ export interface CliRun {
 export function runNovelrag(
   args: readonly string[],
   env: Record<string, string>,
-  options: { timeoutMs?: number; input?: string } = {},
+  options: { timeoutMs?: number; input?: string; onStdout?: (stdoutSoFar: string) => void } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(REPO_ROOT, 'apps/cli/bin/novelrag.js'), ...args], {
@@ -22,7 +22,10 @@ export function runNovelrag(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      options.onStdout?.(stdout);
+    });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timeoutMs = options.timeoutMs ?? 30_000;
     const timer = setTimeout(() => {

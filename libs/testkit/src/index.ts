@@ -47,6 +47,7 @@ export {
   type ScenarioRule,
 } from './system/scenario';
 export { expectDemoCompletedOnce, followAnswering, postGoal } from './system/demo-checks';
+export { seedRepository, type SeedAspect } from './system/seed';
 // third-party reference tools (examples/): build and run them as separate processes
 export {
   type ExampleTool,

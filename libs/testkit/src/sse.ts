@@ -7,9 +7,13 @@ export interface RawSseEvent {
 
 /**
  * Reads an SSE response until `stopAfter` events, the `end` event or the end of the stream, then cancels the body.
- * Comments and `retry:` blocks are skipped.
+ * Comments and `retry:` blocks are skipped. `onEvent` sees each event as it arrives.
  */
-export async function readSse(res: Response, stopAfter = Infinity): Promise<RawSseEvent[]> {
+export async function readSse(
+  res: Response,
+  stopAfter = Infinity,
+  onEvent?: (event: RawSseEvent) => void,
+): Promise<RawSseEvent[]> {
   if (!res.body) throw new Error(`no response body (HTTP ${res.status})`);
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
@@ -30,6 +34,7 @@ export async function readSse(res: Response, stopAfter = Infinity): Promise<RawS
       }
       if (!event.event) continue; // comments, retry
       events.push(event);
+      onEvent?.(event);
       if (event.event === 'end' || events.length >= stopAfter) {
         await reader.cancel();
         return events;

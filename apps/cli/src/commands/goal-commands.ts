@@ -57,6 +57,9 @@ export const submitGoal: CommandHandler = (cmd, client, io) => submitWith(cmd, c
 /** `chat "<message>"`: submits the message to the `assistant` agent kind and follows it. */
 export const chat: CommandHandler = (cmd, client, io) => submitWith(cmd, client, io, { agent: 'assistant' });
 
+/** `ask "<question>"`: submits the question to the `rag` agent kind and follows it (the answer streamed as written). */
+export const ask: CommandHandler = (cmd, client, io) => submitWith(cmd, client, io, { agent: 'rag' });
+
 async function submitWith(
   cmd: ParsedCommand,
   client: GatewayClient,

@@ -6,7 +6,7 @@ import { backlog } from './backlog-command';
 import type { CommandHandler } from './command-handler';
 import { mcp } from './mcp-command';
 import { tools } from './tools-command';
-import { chat, followExisting, pursueNext, submitGoal } from './goal-commands';
+import { ask, chat, followExisting, pursueNext, submitGoal } from './goal-commands';
 import {
   answerInteraction,
   cancelGoal,
@@ -24,6 +24,7 @@ const HANDLERS: Readonly<Record<CommandName, CommandHandler>> = {
   help: () => Promise.resolve(CLI_EXIT.ok), // printed by runCommand: `help` always sets cmd.help
   goal: submitGoal,
   chat,
+  ask,
   follow: followExisting,
   next: pursueNext,
   goals: listGoals,

@@ -15,6 +15,7 @@ function recordingIo(): CliIo & { readonly lines: string[] } {
     lines,
     out: (t) => lines.push(t),
     err: (t) => lines.push(t),
+    write: (t) => lines.push(t),
     status: () => undefined,
     interactive: false,
     style: PLAIN,
