@@ -7,7 +7,13 @@ import { builtinTools } from './builtin-tools';
 // exactly the tools a runner serves.
 describe('the built-in tool names', () => {
   it('are the tools the runner serves', () => {
-    const tools = builtinTools({ resources: {} as never, llm: {} as never, memory: {} as never, random: Math.random });
+    const tools = builtinTools({
+      resources: {} as never,
+      llm: {} as never,
+      memory: {} as never,
+      random: Math.random,
+      web: { allowPrivate: false, timeoutMs: 1_000, maxBytes: 1_000 },
+    });
     expect(tools.map((t) => t.name)).toEqual([...BUILTIN_TOOLS]);
   });
 
