@@ -1,3 +1,4 @@
+import { lookup as dnsLookup } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
@@ -44,4 +45,30 @@ export async function privateHostProblem(url: URL): Promise<string | null> {
   const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
   const bad = addresses.find(isPrivateAddress);
   return bad === undefined ? null : `${url.hostname} is a private or loopback address (${bad})`;
+}
+
+type LookupCallback = (
+  error: Error | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for sockets that refuses names resolving to a private or loopback address, so the address checked is the
+ * address connected to (a name cannot resolve to a public address when checked and a private one when connected).
+ */
+export function publicOnlyLookup(
+  refuse: (message: string) => Error,
+): (hostname: string, options: object, callback: LookupCallback) => void {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const bad = addresses.find((a) => isPrivateAddress(a.address));
+      if (bad) return callback(refuse(`${hostname} is a private or loopback address (${bad.address})`), []);
+      const all = (options as { all?: boolean }).all === true;
+      const first = addresses[0];
+      if (all || !first) return callback(null, addresses);
+      callback(null, first.address, first.family);
+    });
+  };
 }

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '@novelrag/contracts';
-import { privateHostProblem } from './address-guard';
+import { Agent, fetch } from 'undici';
+import { privateHostProblem, publicOnlyLookup } from './address-guard';
 
 /** The bounds of one fetch by a web tool. */
 export interface FetchBounds {
@@ -22,6 +23,11 @@ export class FetchProblem extends Error {
     super(message);
   }
 }
+
+/** Connections of fetches limited to public addresses: each connection's resolved address is checked. */
+const publicOnly = new Agent({
+  connect: { lookup: publicOnlyLookup((message) => new FetchProblem(message, 'FORBIDDEN')) },
+});
 
 export interface FetchedPage {
   readonly url: string;
@@ -49,7 +55,11 @@ export async function boundedFetch(
         const problem = await privateHostProblem(current);
         if (problem) throw new FetchProblem(problem, 'FORBIDDEN');
       }
-      const response = await fetch(current, { redirect: 'manual', signal: combined });
+      const response = await fetch(current, {
+        redirect: 'manual',
+        signal: combined,
+        ...(bounds.allowPrivate ? {} : { dispatcher: publicOnly }),
+      });
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel();
@@ -63,6 +73,8 @@ export async function boundedFetch(
     throw new FetchProblem(`more than ${bounds.maxRedirects ?? 5} redirects`, 'TOOL_FAILED');
   } catch (error) {
     if (error instanceof FetchProblem) throw error;
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof FetchProblem) throw cause;
     if (deadline.aborted)
       throw new FetchProblem(`no complete answer within ${bounds.timeoutMs} ms`, 'TIMEOUT');
     if (signal.aborted) throw error;

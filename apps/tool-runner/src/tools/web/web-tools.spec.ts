@@ -1,5 +1,6 @@
 import type { ToolContext } from '@novelrag/tool-kit';
-import { isPrivateAddress, privateHostProblem } from './address-guard';
+import { Agent, fetch } from 'undici';
+import { isPrivateAddress, privateHostProblem, publicOnlyLookup } from './address-guard';
 import { webExtractTool } from './web-extract.tool';
 import { webSearchTool } from './web-search.tool';
 
@@ -30,6 +31,17 @@ describe('the web tools without a network', () => {
       'private or loopback',
     );
     await expect(privateHostProblem(new URL('http://[::1]/'))).resolves.toContain('::1');
+  });
+
+  it('refuses a private address again when connecting (the address resolved is the address checked)', async () => {
+    const refusal = new Error('refused');
+    const agent = new Agent({ connect: { lookup: publicOnlyLookup(() => refusal) } });
+    const failure = await fetch('http://localhost:8080/', { dispatcher: agent }).then(
+      () => undefined,
+      (error: unknown) => error as { cause?: unknown },
+    );
+    expect(failure?.cause).toBe(refusal);
+    await agent.close();
   });
 
   it('web_extract refuses loopback and private addresses unless allowed', async () => {
