@@ -14,6 +14,7 @@ export function readableText(html: string): { title: string; text: string } {
     wordwrap: false,
     selectors: [
       { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'head', format: 'skip' },
       { selector: 'img', format: 'skip' },
       { selector: 'nav', format: 'skip' },
       { selector: 'header', format: 'skip' },

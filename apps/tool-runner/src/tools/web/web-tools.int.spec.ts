@@ -83,7 +83,7 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
     expect(page).toMatchObject({ url: `${base}/page`, title: 'The Ash Road', truncated: false });
     expect(page['text']).toContain('Yu Gui walked the ash road at dawn.');
     expect(page['text']).toMatch(/CHAPTER ONE|Chapter One/);
-    for (const hidden of ['do not show', 'color:red', 'Home | About', 'copyright', 'a.png'])
+    for (const hidden of ['The Ash Road', 'do not show', 'color:red', 'Home | About', 'copyright', 'a.png'])
       expect(page['text']).not.toContain(hidden);
 
     const short = json(
