@@ -101,6 +101,10 @@ export const BenchEnv = z.object({
     .optional()
     .describe('Comma-separated benchmarks to run (`system`, `resources`); default: all.'),
   BENCH_SIZES: z.string().default('10000').describe('Resource benchmark: store sizes (comma-separated).'),
+  BENCH_SPIN_ITERATIONS: z
+    .string()
+    .default('20000')
+    .describe('Dispatch benchmark: PBKDF2 iterations of the CPU-bound `BenchSpin` tool (one call of work).'),
   BENCH_STORES: z
     .string()
     .optional()

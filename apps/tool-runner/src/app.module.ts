@@ -49,6 +49,12 @@ export class AppModule {
               memory: new NatsMemory(ctx.connection, { timeoutMs: env.NOVELRAG_RESOURCE_TIMEOUT_MS }),
               llm: new ToolLlm(model, renderer),
               random: overrides.random ?? Math.random,
+              web: {
+                allowPrivate: env.NOVELRAG_WEB_ALLOW_PRIVATE,
+                searchUrl: env.NOVELRAG_WEB_SEARCH_URL,
+                timeoutMs: env.NOVELRAG_WEB_TIMEOUT_MS,
+                maxBytes: env.NOVELRAG_WEB_MAX_BYTES,
+              },
             });
           },
         },

@@ -31,6 +31,29 @@ export const ToolRunnerEnv = z
     NOVELRAG_RESOURCE_TIMEOUT_MS: int(100, 10 * 60_000)
       .default(15_000)
       .describe('Bound on one resource-service request from a tool.'),
+    NOVELRAG_WEB_SEARCH_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'SearXNG-style JSON search endpoint for `web_search` (called as `<url>?q=<query>&format=json`); unset: ' +
+          'the tool answers that web search is not configured.',
+      ),
+    NOVELRAG_WEB_ALLOW_PRIVATE: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true')
+      .describe(
+        'Whether `web_extract` may fetch private, loopback and link-local addresses (tests, trusted networks).',
+      ),
+    NOVELRAG_WEB_TIMEOUT_MS: int(500, 5 * 60_000)
+      .default(15_000)
+      .describe('Bound on one web fetch (`web_extract`, `web_search`), redirects included.'),
+    NOVELRAG_WEB_MAX_BYTES: int(1_024, 50 * 1024 * 1024)
+      .default(2 * 1024 * 1024)
+      .describe(
+        'Largest web page or search answer read, in bytes (a larger one is refused with `PAYLOAD_TOO_LARGE`).',
+      ),
     NOVELRAG_TEMPLATES_DIR: z
       .string()
       .min(1)

@@ -15,6 +15,9 @@ export const BUILTIN_TOOLS = [
   'grade',
   'query_rewrite',
   'memory_retrieve',
+  'random_numbers',
+  'web_search',
+  'web_extract',
 ] as const;
 
 /** Admitted third-party tools by service suffix (`novelrag-tools-<suffix>` may serve exactly these names). */

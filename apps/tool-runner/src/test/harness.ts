@@ -22,6 +22,7 @@ import type { z } from 'zod';
 import { ToolLlm } from '../prompts/tool-llm';
 import { NatsMemory, NatsResourceService } from '@novelrag/resource-client';
 import { builtinTools } from '../tools/builtin-tools';
+import type { WebToolsConfig } from '../tools/web/web-config';
 import { ROOT, type StartedProcess, startProcess } from './processes';
 
 export { ROOT };
@@ -146,13 +147,19 @@ export function applyOperations(nc: NatsConnection, operations: ResourceOperatio
 export async function hostBuiltinTools(
   nc: NatsConnection,
   model: ChatModel,
-  options: { readonly instanceId: string; readonly random: () => number; readonly only?: readonly string[] },
+  options: {
+    readonly instanceId: string;
+    readonly random: () => number;
+    readonly only?: readonly string[];
+    readonly web?: WebToolsConfig;
+  },
 ): Promise<ToolHost> {
   const tools = builtinTools({
     resources: new NatsResourceService(nc, { timeoutMs: 10_000 }),
     memory: new NatsMemory(nc, { timeoutMs: 10_000 }),
     llm: new ToolLlm(model, new NunjucksPromptRenderer({ root: findTemplatesRoot() })),
     random: options.random,
+    web: options.web ?? { allowPrivate: false, timeoutMs: 10_000, maxBytes: 1024 * 1024 },
   }).filter((t) => options.only === undefined || options.only.includes(t.name));
   const host = new ToolHost({
     connection: nc,

@@ -12,6 +12,7 @@ describe('the built-in tool names', () => {
       llm: {} as never,
       memory: {} as never,
       random: Math.random,
+      web: { allowPrivate: false, timeoutMs: 1_000, maxBytes: 1_000 },
     });
     expect(tools.map((t) => t.name)).toEqual([...BUILTIN_TOOLS]);
   });

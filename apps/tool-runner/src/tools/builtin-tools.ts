@@ -10,8 +10,11 @@ import { queryRewriteTool } from './retrieval/query-rewrite.tool';
 import { rerankTool } from './retrieval/rerank.tool';
 import { vectorRetrieveTool } from './retrieval/vector-retrieve.tool';
 import type { ToolDeps } from './tool-deps';
+import { randomNumbersTool } from './web/random-numbers.tool';
+import { webExtractTool } from './web/web-extract.tool';
+import { webSearchTool } from './web/web-search.tool';
 
-/** The built-in resource and retrieval tools, in the order they are listed. */
+/** The built-in resource, retrieval, web and random tools, in the order they are listed. */
 export function builtinTools(deps: ToolDeps): HostedTool[] {
   return [
     aspectCreateTool(deps),
@@ -24,5 +27,8 @@ export function builtinTools(deps: ToolDeps): HostedTool[] {
     gradeTool(deps),
     queryRewriteTool(deps),
     memoryRetrieveTool(deps),
+    randomNumbersTool(deps.random),
+    webSearchTool(deps.web),
+    webExtractTool(deps.web),
   ];
 }

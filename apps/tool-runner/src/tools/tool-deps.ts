@@ -3,10 +3,11 @@ import type { WriteOrigin } from '@novelrag/contracts';
 import type { ToolContext } from '@novelrag/tool-kit';
 import type { ToolLlm } from '../prompts/tool-llm';
 import type { ResourceService } from '@novelrag/resource-client';
+import type { WebToolsConfig } from './web/web-config';
 
 /**
- * What the built-in tools need: the resource-service, the thread memory, the model, and a random source (injected
- * for tests).
+ * What the built-in tools need: the resource-service, the thread memory, the model, a random source (injected for
+ * tests) and the web settings.
  */
 export interface ToolDeps {
   readonly resources: ResourceService;
@@ -14,6 +15,7 @@ export interface ToolDeps {
   readonly llm: ToolLlm;
   /** Uniform in [0, 1). */
   readonly random: () => number;
+  readonly web: WebToolsConfig;
 }
 
 export function originOf(ctx: ToolContext, tool: string): WriteOrigin {

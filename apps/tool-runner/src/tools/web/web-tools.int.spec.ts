@@ -1,0 +1,149 @@
+import { once } from 'node:events';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { ScriptedChatModel } from '@novelrag/agenturn/testing';
+import type { ToolOutput } from '@novelrag/contracts';
+import { startNats, type NatsServerHandle } from '@novelrag/testkit';
+import type { ToolHost } from '@novelrag/tool-kit';
+import { hostBuiltinTools, invokeTool, toolInvocation } from '../../test/harness';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const PAGE = `<!doctype html><html><head><title>The Ash Road</title><style>.x{color:red}</style>
+<script>window.secret = "do not show";</script></head><body><nav>Home | About</nav>
+<h1>Chapter One</h1><p>Yu Gui walked the <a href="/ash">ash road</a> at dawn.</p><img src="a.png" alt="pic">
+<footer>copyright</footer></body></html>`;
+
+const json = (output: ToolOutput): Record<string, unknown> => {
+  if (output.type !== 'result') throw new Error(`expected a result, got ${JSON.stringify(output)}`);
+  return JSON.parse(output.result) as Record<string, unknown>;
+};
+
+const failed = (code: string, message = '') => ({
+  type: 'error',
+  error: expect.objectContaining({ code, message: expect.stringContaining(message) as unknown }) as unknown,
+});
+
+describe('the web and random tools over real NATS (local HTTP servers)', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let host: ToolHost;
+  let server: Server;
+  let base: string;
+  const routes = new Map<string, Handler>();
+  const draws = [0, 0.5, 0.999];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const route = routes.get(new URL(req.url ?? '/', 'http://x').pathname);
+      if (route) route(req, res);
+      else res.writeHead(404).end('missing');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    let i = 0;
+    host = await hostBuiltinTools(nc, new ScriptedChatModel([]), {
+      instanceId: 'web-tools-test',
+      random: () => draws[i++ % draws.length] ?? 0,
+      only: ['random_numbers', 'web_search', 'web_extract'],
+      web: { allowPrivate: true, searchUrl: `${base}/search`, timeoutMs: 1_500, maxBytes: 4_096 },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await host?.stop(1_000);
+    await nc?.close();
+    await nats?.stop();
+    server?.closeAllConnections();
+    server?.close();
+  });
+
+  it('random_numbers draws integers within [min, max] and refuses min > max', async () => {
+    const drawn = json(await invokeTool(nc, toolInvocation('random_numbers', { count: 3, min: 1, max: 6 })));
+    expect(drawn).toEqual({ numbers: [1, 4, 6] });
+    const bad = await invokeTool(nc, toolInvocation('random_numbers', { min: 5, max: 1 }));
+    expect(bad).toMatchObject(failed('VALIDATION_FAILED'));
+    const tooMany = await invokeTool(nc, toolInvocation('random_numbers', { count: 1_001 }));
+    expect(tooMany.type).toBe('error');
+  });
+
+  it('web_extract returns the readable text and title of a page, after a redirect', async () => {
+    routes.set('/old', (_req, res) => res.writeHead(302, { location: '/page' }).end());
+    routes.set('/page', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
+    );
+    routes.set('/long', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${'word '.repeat(200)}</p>`),
+    );
+    const page = json(await invokeTool(nc, toolInvocation('web_extract', { url: `${base}/old` })));
+    expect(page).toMatchObject({ url: `${base}/page`, title: 'The Ash Road', truncated: false });
+    expect(page['text']).toContain('Yu Gui walked the ash road at dawn.');
+    expect(page['text']).toMatch(/CHAPTER ONE|Chapter One/);
+    for (const hidden of ['The Ash Road', 'do not show', 'color:red', 'Home | About', 'copyright', 'a.png'])
+      expect(page['text']).not.toContain(hidden);
+
+    const short = json(
+      await invokeTool(nc, toolInvocation('web_extract', { url: `${base}/long`, max_chars: 100 })),
+    );
+    expect(short).toMatchObject({ truncated: true });
+    expect((short['text'] as string).length).toBe(100);
+  });
+
+  it('web_extract refuses oversized, slow, failing and non-text pages with coded errors', async () => {
+    routes.set('/big', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<p>${'x'.repeat(10_000)}</p>`);
+    });
+    routes.set('/stream', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      for (let i = 0; i < 10; i++) res.write('y'.repeat(1_000));
+      res.end();
+    });
+    routes.set('/never', () => undefined);
+    routes.set('/binary', (_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end('png'));
+    const extract = (path: string) =>
+      invokeTool(nc, toolInvocation('web_extract', { url: `${base}${path}` }));
+    await expect(extract('/big')).resolves.toMatchObject(failed('PAYLOAD_TOO_LARGE'));
+    await expect(extract('/stream')).resolves.toMatchObject(failed('PAYLOAD_TOO_LARGE'));
+    await expect(extract('/never')).resolves.toMatchObject(failed('TIMEOUT'));
+    await expect(extract('/nothing')).resolves.toMatchObject(failed('TOOL_FAILED', 'HTTP 404'));
+    await expect(extract('/binary')).resolves.toMatchObject(failed('TOOL_FAILED', 'not a text page'));
+    const ftp = await invokeTool(nc, toolInvocation('web_extract', { url: 'ftp://example.org/x' }));
+    expect(ftp).toMatchObject(failed('VALIDATION_FAILED'));
+  });
+
+  it('web_search asks the configured SearXNG-style API and returns the top results', async () => {
+    const asked: URLSearchParams[] = [];
+    routes.set('/search', (req, res) => {
+      asked.push(new URL(req.url ?? '/', 'http://x').searchParams);
+      const results = [1, 2, 3].map((n) => ({
+        title: `Result ${n}`,
+        url: `https://example.org/${n}`,
+        content: `s${n}`,
+      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: 'q', results }));
+    });
+    const found = json(
+      await invokeTool(nc, toolInvocation('web_search', { query: 'ash road', max_results: 2 })),
+    );
+    expect(found).toEqual({
+      results: [
+        { title: 'Result 1', url: 'https://example.org/1', snippet: 's1' },
+        { title: 'Result 2', url: 'https://example.org/2', snippet: 's2' },
+      ],
+    });
+    expect(asked[0]?.get('q')).toBe('ash road');
+    expect(asked[0]?.get('format')).toBe('json');
+
+    routes.set('/search', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<p>no</p>'),
+    );
+    await expect(invokeTool(nc, toolInvocation('web_search', { query: 'x' }))).resolves.toMatchObject(
+      failed('TOOL_FAILED', 'did not answer with results'),
+    );
+  });
+});
