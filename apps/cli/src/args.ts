@@ -50,7 +50,8 @@ export const COMMANDS = {
     max: Infinity,
   },
   chat: {
-    summary: 'ask the assistant (plans, runs tools in parallel, answers with suggested next inputs) and follow it',
+    summary:
+      'ask the assistant (plans, runs tools in parallel, answers with suggested next inputs) and follow it',
     usage:
       'chat "<message>" [--lang zh] [--thread <id>] [--belief <text>]... [--max-steps N] [--idempotency-key K] [--yes|--no] [--detach] [--wait ms] [--verbose]',
     options: {
@@ -137,6 +138,21 @@ export const COMMANDS = {
     options: { limit: { type: 'string' }, priority: { type: 'string' } },
     min: 0,
     max: Infinity,
+  },
+  import: {
+    summary:
+      'import a NovelRAG project directory (aspect.yml + its files), sent in bounded batches with progress',
+    usage: 'import <dir> [--replace] [--batch-bytes N]',
+    options: { replace: { type: 'boolean' }, 'batch-bytes': { type: 'string' } },
+    min: 1,
+    max: 1,
+  },
+  export: {
+    summary: 'export every aspect as a NovelRAG project directory (aspect.yml + one file per aspect)',
+    usage: 'export <dir> [--force]',
+    options: { force: { type: 'boolean' } },
+    min: 1,
+    max: 1,
   },
   mcp: {
     summary: 'serve NovelRAG to an MCP client over stdio (a client of the gateway, like every command)',

@@ -17,3 +17,18 @@ export {
 export { asBusError } from './errors';
 export { dumpedFromInput, inputFromDumped } from './wire';
 export { findOrNull } from './find-or-null';
+export { configPaths, dumpsToProject, projectToDumps, type NovelragProject } from './project-format';
+export {
+  DEFAULT_IMPORT_BATCH_BYTES,
+  ImportBatch,
+  PROJECT_CONFIG_FILE,
+  batchLabel,
+  planImportBatches,
+  planProjectDir,
+  readProjectDir,
+  runImportPlan,
+  sendImportBatch,
+  type ImportPlan,
+  type ImportReport,
+  type SkippedItem,
+} from './project-import';
