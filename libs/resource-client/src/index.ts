@@ -17,7 +17,7 @@ export {
 export { asBusError } from './errors';
 export { dumpedFromInput, inputFromDumped } from './wire';
 export { findOrNull } from './find-or-null';
-export { configPaths, dumpsToProject, projectToDumps, type NovelragProject } from './project-format';
+export { configPaths, dumpsToProject, projectToDumps, NovelragProject } from './project-format';
 export {
   DEFAULT_IMPORT_BATCH_BYTES,
   ImportBatch,
@@ -28,7 +28,8 @@ export {
   readProjectDir,
   runImportPlan,
   sendImportBatch,
+  ImportBatchReply,
+  ImportReport,
+  SkippedItem,
   type ImportPlan,
-  type ImportReport,
-  type SkippedItem,
 } from './project-import';

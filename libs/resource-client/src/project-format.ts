@@ -11,12 +11,13 @@ import { dumpedFromInput, inputFromDumped } from './wire';
  * text, never as paths on a service's disk. A file the config names but the project lacks is an error (never an
  * empty aspect).
  */
-export interface NovelragProject {
+export const NovelragProject = z.strictObject({
   /** The aspect config file's text. */
-  readonly config: string;
+  config: z.string(),
   /** Data files' text by the `path` the config names. */
-  readonly files: Readonly<Record<string, string>>;
-}
+  files: z.record(z.string(), z.string()),
+});
+export type NovelragProject = z.infer<typeof NovelragProject>;
 
 const AspectConfigEntry = z
   .object({

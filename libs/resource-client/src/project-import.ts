@@ -30,22 +30,26 @@ export const ImportBatch = z.strictObject({
 export type ImportBatch = z.infer<typeof ImportBatch>;
 
 /** Something left out of an import, and why. */
-export interface SkippedItem {
-  readonly item: string;
-  readonly reason: string;
-}
+export const SkippedItem = z.strictObject({ item: z.string(), reason: z.string() });
+export type SkippedItem = z.infer<typeof SkippedItem>;
 
 export interface ImportPlan {
   readonly batches: ImportBatch[];
   readonly skipped: SkippedItem[];
 }
 
-export interface ImportReport {
-  readonly aspects: number;
-  readonly elements: number;
-  readonly batches: number;
-  readonly skipped: SkippedItem[];
-}
+/** What an import did: aspects, elements (children counted), batches sent, and what was skipped and why. */
+export const ImportReport = z.strictObject({
+  aspects: z.number().int().nonnegative(),
+  elements: z.number().int().nonnegative(),
+  batches: z.number().int().nonnegative(),
+  skipped: z.array(SkippedItem),
+});
+export type ImportReport = z.infer<typeof ImportReport>;
+
+/** The answer to one batch: how many root elements it carried. */
+export const ImportBatchReply = z.strictObject({ elements: z.number().int().nonnegative() });
+export type ImportBatchReply = z.infer<typeof ImportBatchReply>;
 
 const byteSize = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 

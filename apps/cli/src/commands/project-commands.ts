@@ -1,17 +1,20 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isResourceError } from '@novelrag/repository';
-import { batchLabel, type ImportPlan, planProjectDir, PROJECT_CONFIG_FILE } from '@novelrag/resource-client';
-import { z } from 'zod';
+import {
+  batchLabel,
+  ImportBatchReply,
+  type ImportPlan,
+  NovelragProject,
+  planProjectDir,
+  PROJECT_CONFIG_FILE,
+} from '@novelrag/resource-client';
 import { flag, intOption } from '../args';
 import { CLI_EXIT, CliError, usageError } from '../errors';
 import { type CommandHandler, print } from './command-handler';
 
 /** Default bound on one batch's elements: well under the gateway's default 256 KiB request body. */
 export const DEFAULT_CLI_BATCH_BYTES = 128 * 1024;
-
-const BatchReply = z.object({ elements: z.number().int().nonnegative() });
-const ExportReply = z.object({ config: z.string(), files: z.record(z.string(), z.string()) });
 
 async function localPlan(dir: string, maxBytes: number): Promise<ImportPlan> {
   try {
@@ -32,7 +35,7 @@ export const importProject: CommandHandler = async (cmd, client, io) => {
   let elements = 0;
   const aspects = new Set<string>();
   for (const [index, batch] of plan.batches.entries()) {
-    await client.request('/v1/projects/import/batches', BatchReply, {
+    await client.request('/v1/projects/import/batches', ImportBatchReply, {
       method: 'POST',
       body: { ...batch, mode },
     });
@@ -76,7 +79,7 @@ async function ensureWritable(root: string, force: boolean): Promise<void> {
 export const exportProject: CommandHandler = async (cmd, client, io) => {
   const root = path.resolve(cmd.positionals[0] ?? '');
   await ensureWritable(root, flag(cmd.values, 'force'));
-  const project = await client.request('/v1/projects/export', ExportReply);
+  const project = await client.request('/v1/projects/export', NovelragProject);
   const targets = Object.entries(project.files).map(([name, text]) => [inside(root, name), text] as const);
   await writeFile(path.join(root, PROJECT_CONFIG_FILE), project.config);
   for (const [file, text] of targets) {

@@ -5,6 +5,7 @@ import { isResourceError } from '@novelrag/repository';
 import {
   dumpsToProject,
   ImportBatch,
+  type ImportBatchReply,
   type ImportReport,
   type NovelragProject,
   planProjectDir,
@@ -51,9 +52,7 @@ export class ProjectsController {
   @Post('import/batches')
   @HttpCode(200)
   @ApiOperation({ summary: "Import one batch of an aspect's elements (start 0 creates the aspect)" })
-  async importBatch(
-    @Body() { mode = 'merge', ...body }: ProjectImportBatchDto,
-  ): Promise<{ elements: number }> {
+  async importBatch(@Body() { mode = 'merge', ...body }: ProjectImportBatchDto): Promise<ImportBatchReply> {
     const batch = ImportBatch.safeParse(body);
     if (!batch.success) {
       const issues = batch.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`);
