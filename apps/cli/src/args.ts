@@ -151,6 +151,21 @@ export const COMMANDS = {
     min: 0,
     max: Infinity,
   },
+  import: {
+    summary:
+      'import a NovelRAG project directory (aspect.yml + its files), sent in bounded batches with progress',
+    usage: 'import <dir> [--replace] [--batch-bytes N]',
+    options: { replace: { type: 'boolean' }, 'batch-bytes': { type: 'string' } },
+    min: 1,
+    max: 1,
+  },
+  export: {
+    summary: 'export every aspect as a NovelRAG project directory (aspect.yml + one file per aspect)',
+    usage: 'export <dir> [--force]',
+    options: { force: { type: 'boolean' } },
+    min: 1,
+    max: 1,
+  },
   mcp: {
     summary: 'serve NovelRAG to an MCP client over stdio (a client of the gateway, like every command)',
     usage: 'mcp',

@@ -7,6 +7,7 @@ import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
 import { McpController } from './mcp/mcp.controller';
 import { resourceServiceProvider } from './resources/resource-service.provider';
+import { ProjectsController } from './projects/projects.controller';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
 import { ServicesController } from './services/services.controller';
@@ -30,6 +31,7 @@ export class AppModule {
         GoalSummariesController,
         EventsController,
         ResourcesController,
+        ProjectsController,
         ToolsController,
         ServicesController,
         ThreadMemoryController,

@@ -17,3 +17,19 @@ export {
 export { asBusError } from './errors';
 export { dumpedFromInput, inputFromDumped } from './wire';
 export { findOrNull } from './find-or-null';
+export { configPaths, dumpsToProject, projectToDumps, NovelragProject } from './project-format';
+export {
+  DEFAULT_IMPORT_BATCH_BYTES,
+  ImportBatch,
+  PROJECT_CONFIG_FILE,
+  batchLabel,
+  planImportBatches,
+  planProjectDir,
+  readProjectDir,
+  runImportPlan,
+  sendImportBatch,
+  ImportBatchReply,
+  ImportReport,
+  SkippedItem,
+  type ImportPlan,
+} from './project-import';

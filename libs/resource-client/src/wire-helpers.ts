@@ -35,7 +35,8 @@ export const BacklogCodec = {
   },
 };
 
-function countInputs(elements: readonly { children?: Record<string, readonly unknown[]> }[]): number {
+/** Counts elements with their children. */
+export function countInputs(elements: readonly { children?: Record<string, readonly unknown[]> }[]): number {
   let n = 0;
   for (const element of elements) {
     n += 1;

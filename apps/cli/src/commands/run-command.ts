@@ -5,6 +5,7 @@ import type { CliIo } from '../io';
 import { backlog } from './backlog-command';
 import type { CommandHandler } from './command-handler';
 import { mcp } from './mcp-command';
+import { exportProject, importProject } from './project-commands';
 import { tools } from './tools-command';
 import { ask, chat, followExisting, pursueNext, submitGoal } from './goal-commands';
 import {
@@ -39,6 +40,8 @@ const HANDLERS: Readonly<Record<CommandName, CommandHandler>> = {
   aspects: listAspects,
   operations: listOperations,
   backlog,
+  import: importProject,
+  export: exportProject,
   mcp,
 };
 

@@ -23,6 +23,7 @@ import {
   TraceEvent,
   UndoRedoReply,
 } from '@novelrag/contracts';
+import { ImportBatchReply, ImportReport, NovelragProject } from '@novelrag/resource-client';
 import { z } from 'zod';
 
 type Schema = Record<string, unknown>;
@@ -50,6 +51,9 @@ const COMPONENTS = {
   ToolCatalogue,
   ServicesReply,
   HealthReport,
+  ImportReport,
+  ImportBatchReply,
+  NovelragProject,
   Liveness: z.strictObject({ ok: z.literal(true) }),
   // recursive: named so they are referenced, not inlined
   ResourceElement,
@@ -90,6 +94,9 @@ const REPLIES: Record<string, { status: number; body: ComponentName; sse?: true 
   'DELETE /v1/backlog/{id}': { status: 200, body: 'BacklogRemoveReply' },
   'GET /v1/tools': { status: 200, body: 'ToolCatalogue' },
   'GET /v1/services': { status: 200, body: 'ServicesReply' },
+  'POST /v1/projects/import': { status: 200, body: 'ImportReport' },
+  'POST /v1/projects/import/batches': { status: 200, body: 'ImportBatchReply' },
+  'GET /v1/projects/export': { status: 200, body: 'NovelragProject' },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -24,7 +24,7 @@ import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { resourceServiceDefinition } from '../service.definition';
-import { dumpsToProject, projectToDumps } from './novelrag-format';
+import { dumpsToProject, projectToDumps } from '@novelrag/resource-client';
 
 const S = Subjects.resources;
 const fixture = (name: string) => readFileSync(path.join(__dirname, '__fixtures__/project', name), 'utf8');

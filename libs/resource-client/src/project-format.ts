@@ -2,20 +2,22 @@ import type { AspectDump, ElementInput, JsonObject } from '@novelrag/contracts';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { type DumpedElement, ResourceError } from '@novelrag/repository';
-import { dumpedFromInput, inputFromDumped } from '@novelrag/resource-client';
+import { dumpedFromInput, inputFromDumped } from './wire';
 
 /**
  * The original NovelRAG project format: an aspect config YAML (`name → {path, description?, children_keys?, ...}`)
  * and one YAML file per aspect holding a list of dumped elements (children inline under their children keys).
  * Converted to and from the wire's `AspectDump[]` (what `resources.import`/`resources.export` carry); files travel as
- * text, never as paths on a service's disk.
+ * text, never as paths on a service's disk. A file the config names but the project lacks is an error (never an
+ * empty aspect).
  */
-export interface NovelragProject {
+export const NovelragProject = z.strictObject({
   /** The aspect config file's text. */
-  readonly config: string;
+  config: z.string(),
   /** Data files' text by the `path` the config names. */
-  readonly files: Readonly<Record<string, string>>;
-}
+  files: z.record(z.string(), z.string()),
+});
+export type NovelragProject = z.infer<typeof NovelragProject>;
 
 const AspectConfigEntry = z
   .object({
@@ -37,19 +39,39 @@ function parseYaml(text: string, what: string): unknown {
   }
 }
 
-/** Reads a project into aspect dumps. Throws VALIDATION_FAILED naming the file at fault. */
-export function projectToDumps(project: NovelragProject): AspectDump[] {
-  const config = ConfigFile.safeParse(parseYaml(project.config, 'the aspect config') ?? {});
+function parseConfig(text: string): z.infer<typeof ConfigFile> {
+  const config = ConfigFile.safeParse(parseYaml(text, 'the aspect config') ?? {});
   if (!config.success) {
     throw new ResourceError(
       'VALIDATION_FAILED',
       `invalid aspect config: ${config.error.issues[0]?.message ?? ''}`,
     );
   }
-  return Object.entries(config.data).map(([name, entry]) => {
-    const { path, description, children_keys: childrenKeys = [], ...metadata } = entry;
+  return config.data;
+}
+
+/** The data file paths an aspect config names. */
+export function configPaths(configText: string): string[] {
+  return Object.values(parseConfig(configText)).map((entry) => entry.path);
+}
+
+/** Reads a project into aspect dumps. Throws VALIDATION_FAILED naming the file at fault. */
+export function projectToDumps(project: NovelragProject): AspectDump[] {
+  return Object.entries(parseConfig(project.config)).map(([name, entry]) => {
+    // `path` stays in the metadata too: the store keeps no aspect path, and export must write the original's.
+    const { description, children_keys: childrenKeys = [], ...metadata } = entry;
+    const { path } = entry;
     const text = project.files[path];
-    const data = text === undefined ? [] : (parseYaml(text, `file ${path}`) ?? []);
+    if (text === undefined) {
+      throw new ResourceError(
+        'VALIDATION_FAILED',
+        `aspect ${name}: file ${path} named by the config is missing`,
+        {
+          uri: `/${name}`,
+        },
+      );
+    }
+    const data = parseYaml(text, `file ${path}`) ?? [];
     if (!Array.isArray(data))
       throw new ResourceError('VALIDATION_FAILED', `file ${path} must hold a YAML list of elements`);
     return {
@@ -65,17 +87,18 @@ export function projectToDumps(project: NovelragProject): AspectDump[] {
   });
 }
 
-/** Writes aspect dumps in the project format (`<aspect>.yml` unless the aspect names its path). */
+/** Writes aspect dumps in the project format (`<aspect>.yml` unless the aspect or its metadata names its path). */
 export function dumpsToProject(dumps: readonly AspectDump[]): NovelragProject {
   const config: Record<string, unknown> = {};
   const files: Record<string, string> = {};
   for (const { aspect, elements } of dumps) {
-    const path = aspect.path ?? `${aspect.name}.yml`;
+    const { path: kept, ...metadata } = aspect.metadata;
+    const path = aspect.path ?? (typeof kept === 'string' && kept !== '' ? kept : `${aspect.name}.yml`);
     config[aspect.name] = {
       path,
       ...(aspect.description != null ? { description: aspect.description } : {}),
       children_keys: aspect.childrenKeys,
-      ...aspect.metadata,
+      ...metadata,
     };
     files[path] = stringify(elements.map((e: ElementInput) => dumpedFromInput(e)));
   }
