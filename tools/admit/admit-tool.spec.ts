@@ -13,6 +13,7 @@ const PASSWORDS = {
   NATS_TOOL_RUNNER_PASSWORD: 'c',
   NATS_RESOURCES_PASSWORD: 'd',
   NATS_TOOL_EXAMPLES_PASSWORD: 'e',
+  NATS_MCP_BRIDGE_PASSWORD: 'f',
 };
 
 describe('admitting a third-party tool (npm run admit-tool)', () => {
