@@ -28,7 +28,7 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 process.env.LANCEDB_LOG ??= 'error';
 const require = createRequire(import.meta.url);
 const dist = (file) => require(path.join(root, 'apps/resource-service/dist', file));
-const domain = dist('domain/index.js');
+const domain = require(path.join(root, 'libs/repository/dist/index.js'));
 const { LanceDbResourceStore } = dist('store/index.js');
 const evaluation = dist('eval/retrieval-eval.js');
 
