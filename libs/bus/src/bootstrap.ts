@@ -2,6 +2,7 @@ import type { DynamicModule, INestApplication, INestApplicationContext, Type } f
 import { NestFactory } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServiceName } from '@novelrag/contracts';
+import { type Tracing, startTracing } from '@novelrag/telemetry';
 import { z } from 'zod';
 import { BusModule, type ServiceIdentity } from './bus.module';
 import { BaseEnv, defaultInstanceId, parseEnv } from './config';
@@ -57,6 +58,7 @@ export async function startService<E extends object>(
   const env = parseEnv(BaseEnv.extend(def.envSchema.shape), rawEnv) as BaseEnv & E;
   const instanceId = env.NOVELRAG_INSTANCE_ID ?? defaultInstanceId(def.service);
   const logger = new JsonLogger(def.service, instanceId, env.NOVELRAG_LOG_LEVEL);
+  const tracing = startTracing({ service: def.service, instanceId, version: NOVELRAG_VERSION }, env);
   const connection = await connectBus({
     url: env.NATS_URL,
     name: instanceId,
@@ -104,13 +106,13 @@ export async function startService<E extends object>(
       listening = true;
       const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
       logger.write('info', 'service ready', { url });
-      return { ctx, app, url, close: () => closeAll(app, connection, logger) };
+      return { ctx, app, url, close: () => closeAll(app, connection, logger, tracing) };
     }
     const app = await NestFactory.createMicroservice(root, { strategy, logger, bufferLogs: false });
     app.useGlobalFilters(filter);
     await app.listen();
     logger.write('info', 'service ready', { micro: def.microName });
-    return { ctx, app, close: () => closeAll(app, connection, logger) };
+    return { ctx, app, close: () => closeAll(app, connection, logger, tracing) };
   } catch (err) {
     await connection.close().catch(() => undefined);
     throw err;
@@ -121,10 +123,12 @@ async function closeAll(
   app: INestApplicationContext,
   connection: NatsConnection,
   logger: JsonLogger,
+  tracing: Tracing,
 ): Promise<void> {
   logger.write('info', 'stopping');
   await app.close();
   if (!connection.isClosed()) await connection.drain().catch(() => connection.close());
+  await tracing.flush().catch(() => undefined);
   logger.write('info', 'stopped');
 }
 

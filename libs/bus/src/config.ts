@@ -1,52 +1,57 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { TelemetryEnv } from '@novelrag/telemetry';
 import { LOG_LEVELS } from './logger';
 
 /** Environment every service reads (validated once at boot; a bad value stops the process before it connects). */
-export const BaseEnv = z.object({
-  NATS_URL: z
-    .string()
-    .refine(
-      (v) =>
-        v.split(',').every((part) => /^((nats|tls|ws|wss):\/\/)?[^\s/:,]+(:\d{1,5})?$/.test(part.trim())),
-      'must be nats://host:port (several comma-separated)',
-    )
-    .default('nats://127.0.0.1:4222')
-    .describe(
-      'NATS server(s), comma-separated. `npm start` starts `nats-server -js` (data in `<data dir>/nats`) when nothing listens there.',
-    ),
-  NATS_USER: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('NATS user, when the server requires credentials (docker-compose gives each service its own).'),
-  NATS_PASSWORD: z.string().min(1).optional().describe('Password of `NATS_USER`.'),
-  NOVELRAG_INSTANCE_ID: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ only (max 64)')
-    .optional()
-    .describe(
-      'Instance name in logs, the NATS connection name and the per-instance health subject (letters, digits, `-`, `_`; default `<service>-<random>`).',
-    ),
-  NOVELRAG_LOG_LEVEL: z
-    .enum(LOG_LEVELS)
-    .default('info')
-    .describe('Log level. Logs are JSON lines with ids, never prompts, model output or secrets.'),
-  NOVELRAG_SHUTDOWN_GRACE_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(120_000)
-    .default(10_000)
-    .describe('How long SIGTERM waits for work in flight before the process exits anyway.'),
-  NOVELRAG_CONNECT_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(120_000)
-    .default(10_000)
-    .describe('Bound on the first NATS connection at boot (after that the client reconnects forever).'),
-});
+export const BaseEnv = z
+  .object({
+    NATS_URL: z
+      .string()
+      .refine(
+        (v) =>
+          v.split(',').every((part) => /^((nats|tls|ws|wss):\/\/)?[^\s/:,]+(:\d{1,5})?$/.test(part.trim())),
+        'must be nats://host:port (several comma-separated)',
+      )
+      .default('nats://127.0.0.1:4222')
+      .describe(
+        'NATS server(s), comma-separated. `npm start` starts `nats-server -js` (data in `<data dir>/nats`) when nothing listens there.',
+      ),
+    NATS_USER: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'NATS user, when the server requires credentials (docker-compose gives each service its own).',
+      ),
+    NATS_PASSWORD: z.string().min(1).optional().describe('Password of `NATS_USER`.'),
+    NOVELRAG_INSTANCE_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ only (max 64)')
+      .optional()
+      .describe(
+        'Instance name in logs, the NATS connection name and the per-instance health subject (letters, digits, `-`, `_`; default `<service>-<random>`).',
+      ),
+    NOVELRAG_LOG_LEVEL: z
+      .enum(LOG_LEVELS)
+      .default('info')
+      .describe('Log level. Logs are JSON lines with ids, never prompts, model output or secrets.'),
+    NOVELRAG_SHUTDOWN_GRACE_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(120_000)
+      .default(10_000)
+      .describe('How long SIGTERM waits for work in flight before the process exits anyway.'),
+    NOVELRAG_CONNECT_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(120_000)
+      .default(10_000)
+      .describe('Bound on the first NATS connection at boot (after that the client reconnects forever).'),
+  })
+  .extend(TelemetryEnv.shape);
 export type BaseEnv = z.infer<typeof BaseEnv>;
 
 /** Thrown for an invalid environment; the message names every bad variable and why. */

@@ -55,3 +55,4 @@ export {
 } from './tools/discovery';
 export { collectServiceStats } from './services/stats';
 export { TracePublisher, type TraceDraft, type TracePublisherOptions } from './jetstream/trace-publisher';
+export { inReceiveSpan, inSendSpan, traceContextOf, withTraceHeaders } from './trace-headers';

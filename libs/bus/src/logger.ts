@@ -1,4 +1,5 @@
 import type { LoggerService, LogLevel as NestLogLevel } from '@nestjs/common';
+import { activeTraceIds } from '@novelrag/telemetry';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -8,7 +9,8 @@ export type LogFields = Readonly<Record<string, unknown>>;
 
 /**
  * Structured JSON-lines logger (one object per line on stdout/stderr) that also serves as Nest's logger.
- * Callers put ids (goalId, step, invocationId, requestId) in `fields`; never prompts, model output or secrets.
+ * Callers put ids (goalId, step, invocationId, requestId) in `fields`; never prompts, model output or secrets. The
+ * active span's `traceId` and `spanId` are added when tracing is on.
  */
 export class JsonLogger implements LoggerService {
   constructor(
@@ -32,6 +34,7 @@ export class JsonLogger implements LoggerService {
       instance: this.instance,
       ...(context ? { context } : {}),
       msg,
+      ...activeTraceIds(),
       ...fields,
     });
     this.sink(line, level === 'error' || level === 'warn');

@@ -269,6 +269,7 @@ export {
   TraceKind,
 } from './trace';
 export type { TraceEventOf } from './trace';
+export { SpanId, TraceId, Traceparent } from './telemetry';
 
 // JSON Schema export
 export { CONTRACT_SCHEMAS, exportJsonSchemas } from './json-schema';

@@ -33,6 +33,7 @@ import {
   StepStatus,
 } from './goals';
 import { RuntimeEvent } from './runtime';
+import { SpanId, TraceId } from './telemetry';
 
 /**
  * Everything the orchestrator decides, published on `novelrag.trace.<goalId>.<kind>` and kept by the `TRACE` stream.
@@ -47,6 +48,10 @@ const base = {
   at: Timestamp,
   /** The step (0-based) the event belongs to, when it belongs to one. */
   step: z.number().int().nonnegative().optional(),
+  /** OpenTelemetry trace id (32 hex) of the goal, when tracing is on: links the event to the OTel backend. */
+  traceId: TraceId.optional(),
+  /** OpenTelemetry span id (16 hex) of the span that was active when the event was written. */
+  spanId: SpanId.optional(),
 };
 /** Discovery round within a step (1-based), for the loop phases. */
 const iteration = z.number().int().min(1);

@@ -18,6 +18,7 @@ import {
   type ToolChoice,
   type ToolDefinition,
 } from '@novelrag/agenturn';
+import { type Span, inLlmSpan, recordLlmResult } from '@novelrag/telemetry';
 import OpenAI from 'openai';
 import type {
   ChatCompletion,
@@ -250,7 +251,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /** The attempt loop shared by the three call kinds: request, interpret, feed problems back, give up. */
-  private async run<T>(
+  private run<T>(
     kind: LlmCallKind,
     call: ChatCallOptions,
     initialMessages: ChatCompletionMessageParam[],
@@ -258,14 +259,46 @@ export class OpenAIChatModel implements ChatModel {
     interpret: (message: ChatCompletion['choices'][number]['message']) => Interpretation<T>,
     exchange: Exchange = this.plainExchange,
   ): Promise<ChatResult<T>> {
+    // One GenAI span per call (its validation retries included); content only when capture is explicitly on.
+    return inLlmSpan(
+      {
+        operation: 'chat',
+        model: this.modelFor(call.purpose),
+        purpose: call.purpose,
+        ...(this.options.temperature === undefined ? {} : { temperature: this.options.temperature }),
+      },
+      (span) => this.attemptLoop(span, kind, call, initialMessages, body, interpret, exchange),
+    );
+  }
+
+  private async attemptLoop<T>(
+    span: Span,
+    kind: LlmCallKind,
+    call: ChatCallOptions,
+    initialMessages: ChatCompletionMessageParam[],
+    body: RequestBody,
+    interpret: (message: ChatCompletion['choices'][number]['message']) => Interpretation<T>,
+    exchange: Exchange,
+  ): Promise<ChatResult<T>> {
     const started = Date.now();
+    let finishReasons: string[] = [];
+    let output: unknown;
     let model = this.modelFor(call.purpose);
     const requestedModel = model;
     const timeoutMs = call.timeoutMs ?? this.timeoutMs;
     let usage: ChatUsage = ZERO_USAGE;
     let attempts = 0;
     let messages = initialMessages;
-    const report = (outcome: LlmCallOutcome, errorCode?: string) =>
+    const report = (outcome: LlmCallOutcome, errorCode?: string) => {
+      recordLlmResult(span, {
+        responseModel: model,
+        inputTokens: usage.promptTokens,
+        outputTokens: usage.completionTokens,
+        attempts,
+        finishReasons,
+        input: messages,
+        output,
+      });
       emitUsage(this.options.onUsage, {
         kind,
         purpose: call.purpose,
@@ -276,6 +309,7 @@ export class OpenAIChatModel implements ChatModel {
         attempts,
         ...(errorCode ? { errorCode } : {}),
       });
+    };
     try {
       for (;;) {
         attempts += 1;
@@ -288,6 +322,8 @@ export class OpenAIChatModel implements ChatModel {
         usage = addUsage(usage, fromProviderUsage(completion.usage));
         if (completion.model) model = completion.model;
         const message = completion.choices[0]?.message;
+        finishReasons = completion.choices.map((c) => c.finish_reason ?? 'unknown');
+        output = message;
         const result: Interpretation<T> = message
           ? interpret(message)
           : {

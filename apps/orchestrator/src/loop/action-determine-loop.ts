@@ -15,6 +15,7 @@ import { safely } from './observe';
 import type { LoopObserver, ResourceReader } from './ports';
 import { RefinementAnalyzer } from './refinement-analyzer';
 import { ResourceContext } from './workspace';
+import { inPhase } from './phase-span';
 
 /** The original's `max_iter`: discovery rounds per step. */
 export const DEFAULT_MAX_ITERATIONS = 5;
@@ -111,7 +112,9 @@ export class ActionDetermineLoop implements ActionDeterminer {
     const { signal, ctx } = input;
     throwIfAborted(signal);
     const observer = this.options.observer;
-    let assessment = await this.assess(input);
+    let assessment: PursuitAssessment | null = await inPhase('assessment', undefined, () =>
+      this.assess(input),
+    );
     if (assessment === null) {
       return resolution(
         'failed',
@@ -155,12 +158,19 @@ export class ActionDetermineLoop implements ActionDeterminer {
         ctx,
         ...(signal ? { signal } : {}),
       };
-      const outcome = await this.decider.decide(common);
+      const outcome: Awaited<ReturnType<ActionDecider['decide']>> = await inPhase('decision', iteration, () =>
+        this.decider.decide(common),
+      );
       if (outcome.kind === 'invalid') return outcome.planned;
       const at = iteration;
       safely(() => observer?.decision(at, outcome.decision));
       last = outcome.planned;
-      const verdict = await this.analyzer.analyze({ ...common, decision: outcome.decision });
+      const decision = outcome.decision;
+      const verdict: Awaited<ReturnType<RefinementAnalyzer['analyze']>> = await inPhase(
+        'refinement',
+        iteration,
+        () => this.analyzer.analyze({ ...common, decision }),
+      );
       safely(() => observer?.verdict(at, verdict));
       if (verdict.verdict === 'approve') {
         if (last.kind === 'resolution' || iteration >= this.minIterations) return last;

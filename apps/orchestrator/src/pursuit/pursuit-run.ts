@@ -20,6 +20,7 @@ import type { RunningGoal } from '../bus/running-goals';
 import { formatThreadHistory } from '../threads/thread-history';
 import { GoalCheckpoint } from './checkpoint';
 import { GoalExecutionContext } from './execution-context';
+import { type GoalSpans, currentTraceparent, inGoalSpan } from './goal-spans';
 import { type AppliedLimits, type FinishOptions, finalOutcome, finishGoal } from './finish';
 import { GoalInteractions, notPending } from './interactions';
 import { earlyOutcome, outcomeOfStep } from './records';
@@ -64,6 +65,8 @@ export class PursuitRun implements RunningGoal {
   private attempt: number | undefined;
   private readonly tokenBudget: number;
   private interactions: GoalInteractions | undefined;
+  /** The goal's step spans, once the goal span started. */
+  private spans: GoalSpans | undefined;
   /** Who cancelled the goal, from the first cancel event that named someone. */
   private cancelledBy: string | undefined;
 
@@ -117,7 +120,7 @@ export class PursuitRun implements RunningGoal {
     poll.unref();
     let end: PursuitEnd;
     try {
-      end = await this.pursue().catch((err: unknown) => {
+      end = await this.pursueInSpan().catch((err: unknown) => {
         // A fenced write refused: another pursuit owns the goal now, it acks or hands back the message, not this one.
         const reason = stopReasonOf(err);
         if (reason) return reason;
@@ -149,6 +152,14 @@ export class PursuitRun implements RunningGoal {
           error: err instanceof Error ? err.message : String(err),
         }),
       );
+  }
+
+  /** The pursuit inside the goal's span (see `inGoalSpan`), with the step spans the agent kind runs its steps in. */
+  private pursueInSpan(): Promise<PursuitEnd> {
+    return inGoalSpan(this.checkpoint.record, this.delivery.attempt, (spans) => {
+      this.spans = spans;
+      return this.pursue();
+    });
   }
 
   private async pursue(): Promise<PursuitEnd> {
@@ -210,6 +221,8 @@ export class PursuitRun implements RunningGoal {
         deadline,
         pendingInteraction: undefined,
         attempts: (current.attempts ?? 0) + 1,
+        // A goal accepted without tracing joins the trace of its first traced pursuit.
+        ...(current.traceparent ? {} : currentTraceparent()),
       }),
       resumed ? 'resumed after a redelivery' : 'picked up',
     );
@@ -329,6 +342,7 @@ export class PursuitRun implements RunningGoal {
         minIterations: deps.settings.minIterations,
       },
       signal: this.stop.signal,
+      ...(this.spans ? { spans: this.spans } : {}),
       hooks: stepCheckpoints({
         goalId: record.goalId,
         checkpoint,

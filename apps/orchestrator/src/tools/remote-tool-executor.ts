@@ -10,6 +10,7 @@ import {
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
+import { SpanKind, failSpan, inSpan } from '@novelrag/telemetry';
 import { type DroppedMessage, forwardCallMessages } from './call-messages';
 import { type ClaimWatch, sleep } from './claim-watch';
 import { type AttemptEnd, sendAttempt } from './tool-attempt';
@@ -112,7 +113,23 @@ export class RemoteToolExecutor implements ToolExecutor {
     let ended: Ended | undefined;
     try {
       this.inFlight = invocation;
-      ended = await this.attempts(plan, invocation, budgetMs, signal);
+      ended = await inSpan(
+        `execute_tool ${plan.tool}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': plan.tool,
+            'gen_ai.tool.call.id': invocation.invocationId,
+            'novelrag.step': step,
+          },
+        },
+        async (span) => {
+          const end = await this.attempts(plan, invocation, budgetMs, signal);
+          if (end.error) failSpan(span, end.error, end.error.code);
+          return end;
+        },
+      );
     } finally {
       this.inFlight = undefined;
       messages.close();
