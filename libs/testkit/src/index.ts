@@ -56,5 +56,7 @@ export {
   stopExampleTool,
 } from './example-tools';
 export { readSse, type RawSseEvent } from './sse';
+// OpenTelemetry: an OTLP/HTTP receiver the services export their spans to
+export { OtlpReceiver, type AttributeValue, type ReceivedSpan } from './otlp-receiver';
 // the dashboard's browser suite: Debian's Chromium through playwright-core
 export { type BrowserSession, CHROMIUM, buildDashboard, chromiumAvailable, openBrowser } from './browser';
