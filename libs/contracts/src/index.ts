@@ -168,6 +168,7 @@ export {
   InteractionReply,
   InteractionRequest,
   MAX_INTERACTION_TIMEOUT_MS,
+  ModelCallUsage,
   RuntimeEvent,
   RuntimeLogLevel,
 } from './runtime';

@@ -32,7 +32,7 @@ import {
   PendingInteraction,
   StepStatus,
 } from './goals';
-import { RuntimeEvent } from './runtime';
+import { ModelCallUsage, RuntimeEvent } from './runtime';
 import { SpanId, TraceId } from './telemetry';
 
 /**
@@ -131,15 +131,9 @@ export const InteractionAnsweredEvent = event('interaction.answered', {
 export const InteractionTimedOutEvent = event('interaction.timed_out', { interactionId: InteractionId });
 export const RuntimeTraceEvent = event('runtime', { event: RuntimeEvent });
 export const LlmCallEvent = event('llm.call', {
-  /** The phase or tool step that called (`pursuit_assessment`, `context_discovery`, `action_decision`, …). */
-  purpose: Label,
-  model: Label,
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
-  latencyMs: z.number().int().nonnegative(),
-  attempts: z.number().int().min(1),
-  ok: z.boolean(),
-  error: ErrorEnvelope.optional(),
+  ...ModelCallUsage.shape,
+  /** Set when a tool made the call: the invocation it made it for. */
+  invocationId: InvocationId.optional(),
 });
 export const ResolutionEvent = event('resolution', {
   status: ResolutionStatus,

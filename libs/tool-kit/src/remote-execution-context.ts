@@ -11,7 +11,7 @@ import {
   type ToolInvocation,
   replyOf,
 } from '@novelrag/contracts';
-import type { ToolContext } from './hosted-tool';
+import type { ToolContext, ToolModelUsage } from './hosted-tool';
 import type { HostLogger } from './logger';
 
 const InteractionReplyEnvelope = replyOf(InteractionReplySchema);
@@ -21,6 +21,7 @@ const MIN_INTERACTION_MS = 1_000;
 
 type EventBody =
   | { kind: 'debug' | 'info' | 'warning' | 'error' | 'output'; message: string }
+  | ({ kind: 'llm.call' } & ToolModelUsage)
   | { kind: 'progress'; key: string; value: string; description?: string }
   | { kind: 'backlog'; content: Record<string, unknown>; priority?: number };
 
@@ -77,6 +78,20 @@ export class RemoteExecutionContext implements ToolContext {
       kind: 'backlog',
       content: { ...content },
       ...(bounded !== undefined ? { priority: bounded } : {}),
+    });
+  }
+
+  modelCall(usage: ToolModelUsage): void {
+    const whole = (n: number) => Math.max(0, Math.round(n));
+    this.publish({
+      kind: 'llm.call',
+      purpose: clip(usage.purpose || 'unknown', 200),
+      model: clip(usage.model || 'unknown', 200),
+      promptTokens: whole(usage.promptTokens),
+      completionTokens: whole(usage.completionTokens),
+      latencyMs: whole(usage.latencyMs),
+      attempts: Math.max(1, whole(usage.attempts)),
+      ok: usage.ok,
     });
   }
 

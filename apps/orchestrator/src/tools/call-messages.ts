@@ -18,6 +18,9 @@ import type { ZodType } from 'zod';
 /** Where a message of a call that cannot be read is reported (subject and code only: no content). */
 export type DroppedMessage = (subject: string, issues: string) => void;
 
+/** A model call the tool reported (usage only). */
+export type ToolModelCall = Extract<RuntimeEvent, { kind: 'llm.call' }>;
+
 /** The subscriptions that carry one call's runtime events and questions into its ExecutionContext. */
 export interface CallMessages {
   /** Stops listening. Questions already being asked still get their answer. */
@@ -30,21 +33,24 @@ export interface CallMessages {
  * `ctx.confirm`/`ctx.request`, whose answer goes back to the tool (`{approved}`, `{text}`, `{timedOut}`, or the error
  * the context raised: CANCELLED, UNAVAILABLE, ...). Messages of other invocations of the goal are not this call's:
  * events are ignored, a question is answered CANCELLED (that invocation no longer runs). Invalid messages are dropped
- * (a question gets VALIDATION_FAILED). Nothing here throws into the connection.
+ * (a question gets VALIDATION_FAILED). A model call the tool reports goes to `modelCall`. Nothing here throws into the
+ * connection.
  */
 export function forwardCallMessages(
   nc: NatsConnection,
   invocation: ToolInvocation,
   ctx: ExecutionContext,
   dropped: DroppedMessage = () => undefined,
+  modelCall: (call: ToolModelCall) => void = () => undefined,
 ): CallMessages {
   const subs: Subscription[] = [
     nc.subscribe(invocation.runtimeSubject, {
       callback: (err, msg) => {
         if (err) return;
         const event = parseBody(msg, RuntimeEvent, dropped);
-        if (event?.invocationId === invocation.invocationId && event.goalId === invocation.goalId)
-          forwardEvent(ctx, event);
+        if (event?.invocationId !== invocation.invocationId || event.goalId !== invocation.goalId) return;
+        if (event.kind === 'llm.call') modelCall(event);
+        else forwardEvent(ctx, event);
       },
     }),
     nc.subscribe(invocation.interactSubject, {
@@ -80,6 +86,8 @@ function forwardEvent(ctx: ExecutionContext, event: RuntimeEvent): void {
       return ctx.progress(event.key, event.value, event.description);
     case 'backlog':
       return ctx.backlog(event.content, event.priority);
+    case 'llm.call':
+      return; // usage, not a message for the context: counted by the caller
   }
 }
 

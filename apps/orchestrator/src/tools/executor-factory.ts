@@ -69,8 +69,21 @@ export function remoteToolExecutors(
 function dispatchTracing(
   trace: GoalTrace,
   tools: ToolRegistry,
-): Pick<RemoteToolExecutorOptions, 'onDispatch' | 'onOutcome'> {
+): Pick<RemoteToolExecutorOptions, 'onDispatch' | 'onOutcome' | 'onModelCall'> {
   return {
+    // A tool's model calls are the goal's too: traced as llm.call and summed into its usage (the token budget).
+    onModelCall: (inv, call) =>
+      trace.llmCall({
+        purpose: call.purpose,
+        model: call.model,
+        promptTokens: call.promptTokens,
+        completionTokens: call.completionTokens,
+        latencyMs: call.latencyMs,
+        attempts: call.attempts,
+        ok: call.ok,
+        ...(call.error ? { error: call.error } : {}),
+        invocationId: inv.invocationId,
+      }),
     onDispatch: (inv, reason) =>
       trace.emit({
         kind: 'operation.dispatched',

@@ -11,7 +11,7 @@ import {
   errorEnvelope,
 } from '@novelrag/contracts';
 import { SpanKind, failSpan, inSpan } from '@novelrag/telemetry';
-import { type DroppedMessage, forwardCallMessages } from './call-messages';
+import { type DroppedMessage, type ToolModelCall, forwardCallMessages } from './call-messages';
 import { type ClaimWatch, sleep } from './claim-watch';
 import { type AttemptEnd, sendAttempt } from './tool-attempt';
 
@@ -45,6 +45,8 @@ export interface RemoteToolExecutorOptions {
   readonly onOutcome?: (report: DispatchReport) => void;
   /** A runtime event or question of a call that could not be read (subject and issues only). */
   readonly onDropped?: DroppedMessage;
+  /** A model call the tool reported (its tokens count against the goal's budget). Must not throw. */
+  readonly onModelCall?: (invocation: ToolInvocation, call: ToolModelCall) => void;
   /**
    * Notices a call that is lost while it is pending: its runner stopped renewing its claim in `tool-results`, or (a
    * tool that writes no claims) none of the tool's services answers a ping any more.
@@ -109,7 +111,9 @@ export class RemoteToolExecutor implements ToolExecutor {
     const budgetMs = this.options.timeoutOf?.(plan.tool) ?? this.options.defaultTimeoutMs ?? 120_000;
     const invocation = this.invocationOf(plan, step, started + budgetMs);
     if ('error' in invocation) return this.outcome(plan, started, { failed: invocation.error });
-    const messages = forwardCallMessages(this.nc, invocation, ctx, this.options.onDropped);
+    const messages = forwardCallMessages(this.nc, invocation, ctx, this.options.onDropped, (call) =>
+      this.options.onModelCall?.(invocation, call),
+    );
     let ended: Ended | undefined;
     try {
       this.inFlight = invocation;
