@@ -5,6 +5,7 @@ import { EventsController } from './events/events.controller';
 import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
+import { MetricsController } from './metrics/metrics.controller';
 import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
@@ -24,6 +25,7 @@ export class AppModule {
       imports: [ctx.bus],
       controllers: [
         HealthHttpController,
+        MetricsController,
         GoalsController,
         GoalSummariesController,
         EventsController,

@@ -2,7 +2,7 @@ import type { DynamicModule, INestApplication, INestApplicationContext, Type } f
 import { NestFactory } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServiceName } from '@novelrag/contracts';
-import { type Tracing, startTracing } from '@novelrag/telemetry';
+import { type Tracing, startMetrics, startTracing } from '@novelrag/telemetry';
 import { z } from 'zod';
 import { BusModule, type ServiceIdentity } from './bus.module';
 import { BaseEnv, defaultInstanceId, parseEnv } from './config';
@@ -11,6 +11,7 @@ import { BusExceptionFilter } from './exception-filter';
 import { HealthRegistry } from './health';
 import { JsonLogger } from './logger';
 import { NatsMicroServer } from './micro-server';
+import { startMetricsServer } from './metrics-server';
 
 export const NOVELRAG_VERSION = '0.1.0';
 
@@ -43,6 +44,8 @@ export interface RunningService<E> {
   readonly app: INestApplicationContext;
   /** HTTP URL when the service listens on HTTP. */
   readonly url?: string;
+  /** URL of the service's own metrics endpoint, when `NOVELRAG_METRICS_PORT` is set (not the gateway's). */
+  readonly metricsUrl?: string;
   /** Graceful stop: stop taking work, finish what is in flight (bounded), drain the connection. */
   close(): Promise<void>;
 }
@@ -59,6 +62,7 @@ export async function startService<E extends object>(
   const instanceId = env.NOVELRAG_INSTANCE_ID ?? defaultInstanceId(def.service);
   const logger = new JsonLogger(def.service, instanceId, env.NOVELRAG_LOG_LEVEL);
   const tracing = startTracing({ service: def.service, instanceId, version: NOVELRAG_VERSION }, env);
+  startMetrics({ service: def.service, instance: instanceId });
   const connection = await connectBus({
     url: env.NATS_URL,
     name: instanceId,
@@ -111,8 +115,27 @@ export async function startService<E extends object>(
     const app = await NestFactory.createMicroservice(root, { strategy, logger, bufferLogs: false });
     app.useGlobalFilters(filter);
     await app.listen();
-    logger.write('info', 'service ready', { micro: def.microName });
-    return { ctx, app, close: () => closeAll(app, connection, logger, tracing) };
+    const metrics =
+      env.NOVELRAG_METRICS_PORT === undefined
+        ? undefined
+        : await startMetricsServer(
+            env.NOVELRAG_METRICS_PORT,
+            env.NOVELRAG_METRICS_HOST,
+            logger.child('Metrics'),
+          );
+    logger.write('info', 'service ready', {
+      micro: def.microName,
+      ...(metrics ? { metrics: metrics.url } : {}),
+    });
+    return {
+      ctx,
+      app,
+      ...(metrics ? { metricsUrl: metrics.url } : {}),
+      close: async () => {
+        await metrics?.close();
+        await closeAll(app, connection, logger, tracing);
+      },
+    };
   } catch (err) {
     await connection.close().catch(() => undefined);
     throw err;

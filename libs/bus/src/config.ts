@@ -50,6 +50,20 @@ export const BaseEnv = z
       .max(120_000)
       .default(10_000)
       .describe('Bound on the first NATS connection at boot (after that the client reconnects forever).'),
+    NOVELRAG_METRICS_PORT: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(65_535)
+      .optional()
+      .describe(
+        'When set, the service serves its Prometheus metrics at `http://<host>:<port>/metrics` (0 = any free port). The gateway always serves them at `/metrics` on its HTTP port.',
+      ),
+    NOVELRAG_METRICS_HOST: z
+      .string()
+      .min(1)
+      .default('0.0.0.0')
+      .describe('Interface of the metrics port (`NOVELRAG_METRICS_PORT`).'),
   })
   .extend(TelemetryEnv.shape);
 export type BaseEnv = z.infer<typeof BaseEnv>;

@@ -35,7 +35,7 @@ export class JsonLogger implements LoggerService {
       ...(context ? { context } : {}),
       msg,
       ...activeTraceIds(),
-      ...fields,
+      ...redacted(fields),
     });
     this.sink(line, level === 'error' || level === 'warn');
   }
@@ -94,4 +94,21 @@ export class ContextLogger {
   error(msg: string, fields?: LogFields): void {
     this.root.write('error', msg, fields, this.context);
   }
+}
+
+/**
+ * Field names whose values never reach a log line: credentials, and model content (prompts, messages, completions).
+ * A backstop: callers are expected not to pass them at all.
+ */
+const REDACTED_FIELDS =
+  /^(authorization|api[-_]?key|apikey|password|pass|secret|token|access[-_]?token|cookie|prompt|messages|completion|content|input|output)$/i;
+
+function redacted(fields: LogFields): LogFields {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    if (!REDACTED_FIELDS.test(key)) continue;
+    out ??= { ...fields };
+    out[key] = '[redacted]';
+  }
+  return out ?? fields;
 }

@@ -32,3 +32,4 @@ export {
   recordLlmResult,
   setContentCapture,
 } from './genai';
+export { Metrics, metricsRegistry, metricsText, startMetrics, timed } from './metrics';

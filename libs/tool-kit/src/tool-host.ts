@@ -18,6 +18,7 @@ import {
 } from '@novelrag/contracts';
 import {
   type HeaderCarrier,
+  Metrics,
   SpanKind,
   annotateActiveSpan,
   extractTraceContext,
@@ -233,6 +234,7 @@ export class ToolHost {
     }
     this.active += 1;
     let output: ToolOutput;
+    const started = this.now();
     try {
       output = await this.serve(endpoint.tool, invocation);
     } catch (err) {
@@ -243,6 +245,8 @@ export class ToolHost {
     } finally {
       this.active -= 1;
     }
+    Metrics.toolInvocations.inc({ tool: name, outcome: output.type === 'result' ? 'ok' : output.error.code });
+    Metrics.toolDuration.observe({ tool: name }, (this.now() - started) / 1_000);
     this.reply(msg, output);
   }
 

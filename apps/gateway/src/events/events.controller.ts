@@ -4,6 +4,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION } from '@novelrag/bus';
 import { FINAL_TRACE_KINDS, Streams, Subjects, TRACE_KINDS, type TraceEvent } from '@novelrag/contracts';
+import { Metrics } from '@novelrag/telemetry';
 import { GoalsService } from '../goals/goals.service';
 import { ApiError } from '../http/api-error';
 import { readTrace } from './trace-stream';
@@ -195,6 +196,7 @@ export class EventsController {
       return;
     }
     const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    Metrics.sseClients.inc();
     try {
       for await (const { id, event } of readTrace(this.nc, {
         subject,
@@ -214,6 +216,7 @@ export class EventsController {
           `event: error\ndata: ${JSON.stringify({ code: 'UNAVAILABLE', message: 'the trace stream failed; reconnect with Last-Event-ID' })}\n\n`,
         );
     } finally {
+      Metrics.sseClients.dec();
       clearInterval(heartbeat);
       clearTimeout(limit);
       if (!res.writableEnded) res.end();

@@ -8,7 +8,7 @@ import {
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
-import { runInContext } from '@novelrag/telemetry';
+import { Metrics, runInContext } from '@novelrag/telemetry';
 import type { Delivery, PursuitResult } from '../pursuit';
 
 export interface GoalConsumerOptions {
@@ -165,9 +165,11 @@ export class GoalConsumer {
         seq: msg.info.streamSequence,
         keepAlive: () => msg.working(),
       };
+      if (delivery.attempt > 1) Metrics.goalRedeliveries.inc();
+      Metrics.goalsRunning.inc();
       result = await runInContext(traceContextOf(msg.headers), () =>
         this.handle(parsed.data, delivery, this.suspend.signal),
-      );
+      ).finally(() => Metrics.goalsRunning.dec());
       this.failures.delete(goalId); // handled without an error: the failures are no longer in a row
     } catch (err) {
       const failures = this.countFailure(goalId);
