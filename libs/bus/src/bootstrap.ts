@@ -2,7 +2,7 @@ import type { DynamicModule, INestApplication, INestApplicationContext, Type } f
 import { NestFactory } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServiceName } from '@novelrag/contracts';
-import { type Tracing, startMetrics, startTracing } from '@novelrag/telemetry';
+import { type Tracing, startMetrics, startTracing, withoutEmptyOtel } from '@novelrag/telemetry';
 import { z } from 'zod';
 import { BusModule, type ServiceIdentity } from './bus.module';
 import { BaseEnv, defaultInstanceId, parseEnv } from './config';
@@ -58,7 +58,7 @@ export async function startService<E extends object>(
   def: ServiceDefinition<E>,
   rawEnv: Record<string, string | undefined> = process.env,
 ): Promise<RunningService<E>> {
-  const env = parseEnv(BaseEnv.extend(def.envSchema.shape), rawEnv) as BaseEnv & E;
+  const env = parseEnv(BaseEnv.extend(def.envSchema.shape), withoutEmptyOtel(rawEnv)) as BaseEnv & E;
   const instanceId = env.NOVELRAG_INSTANCE_ID ?? defaultInstanceId(def.service);
   const logger = new JsonLogger(def.service, instanceId, env.NOVELRAG_LOG_LEVEL);
   const tracing = startTracing({ service: def.service, instanceId, version: NOVELRAG_VERSION }, env);

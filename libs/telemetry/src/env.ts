@@ -69,3 +69,10 @@ export function tracesExporterOf(env: TelemetryEnv): 'otlp' | 'console' | null {
   if (env.OTEL_TRACES_EXPORTER) return env.OTEL_TRACES_EXPORTER;
   return env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'otlp' : null;
 }
+
+/** `env` with empty `OTEL_*` values removed: empty means unset (compose files pass `${VAR:-}` through). */
+export function withoutEmptyOtel(
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([k, v]) => !(k.startsWith('OTEL_') && v === '')));
+}

@@ -1,4 +1,4 @@
-export { TelemetryEnv, tracesExporterOf } from './env';
+export { TelemetryEnv, tracesExporterOf, withoutEmptyOtel } from './env';
 export { startTracing, type Tracing, type TracingIdentity } from './tracing';
 export {
   type HeaderCarrier,

@@ -1,5 +1,5 @@
 import { context, trace } from '@opentelemetry/api';
-import { TelemetryEnv, tracesExporterOf } from './env';
+import { TelemetryEnv, tracesExporterOf, withoutEmptyOtel } from './env';
 import { contextOfTraceparent, extractTraceContext, injectTraceContext, traceparentOf } from './propagation';
 
 describe('telemetry configuration', () => {
@@ -18,6 +18,12 @@ describe('telemetry configuration', () => {
     expect(
       exporterOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }),
     ).toBeNull();
+  });
+
+  it('reads an empty OTEL_* value as unset (compose passes ${VAR:-} through)', () => {
+    const env = withoutEmptyOtel({ OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_SDK_DISABLED: '', NATS_URL: '' });
+    expect(env).toEqual({ NATS_URL: '' });
+    expect(tracesExporterOf(TelemetryEnv.parse(env))).toBeNull();
   });
 
   it('rejects a malformed value with the variable named', () => {
