@@ -70,6 +70,11 @@ export async function runInvocation(
     controller.abort(errorEnvelope('UNAVAILABLE', message));
     settle(errorOutput(errorEnvelope('UNAVAILABLE', message), elapsed()));
   };
+  // The goal's token budget is enforced here too: the tool stops once its own model calls used what the goal had left.
+  const onBudgetExhausted = (message: string) => {
+    controller.abort(errorEnvelope('BUDGET_EXHAUSTED', message));
+    settle(errorOutput(errorEnvelope('BUDGET_EXHAUSTED', message), elapsed()));
+  };
   const ctx = new RemoteExecutionContext(
     nc,
     invocation,
@@ -78,6 +83,7 @@ export async function runInvocation(
     logger,
     now,
     onUnavailable,
+    onBudgetExhausted,
   );
   const running = (async (): Promise<ToolOutput> => {
     try {

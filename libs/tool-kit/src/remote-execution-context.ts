@@ -37,6 +37,8 @@ function clip(text: string, max = MAX_TEXT_CHARS): string {
  * rejects with `CancelledError`. An error reply coded UNAVAILABLE (the goal was handed to another orchestrator, which
  * re-sends this invocation) rejects with a retryable UNAVAILABLE error and calls `onUnavailable`, so the whole call ends
  * as a retryable failure (not recorded) even when the tool catches the error: the re-sent invocation asks again.
+ * Model calls the tool reports (`modelCall`) are published as `llm.call` events; once their tokens exceed the
+ * invocation's `tokenBudget`, `onBudgetExhausted` ends the call.
  */
 export class RemoteExecutionContext implements ToolContext {
   constructor(
@@ -47,7 +49,11 @@ export class RemoteExecutionContext implements ToolContext {
     private readonly logger: HostLogger,
     private readonly now: () => number = Date.now,
     private readonly onUnavailable: (message: string) => void = () => undefined,
+    private readonly onBudgetExhausted: (message: string) => void = () => undefined,
   ) {}
+
+  /** Tokens of the model calls this invocation reported so far. */
+  private tokensUsed = 0;
 
   debug(message: string): void {
     this.publish({ kind: 'debug', message: clip(message) });
@@ -93,6 +99,13 @@ export class RemoteExecutionContext implements ToolContext {
       attempts: Math.max(1, whole(usage.attempts)),
       ok: usage.ok,
     });
+    this.tokensUsed += whole(usage.promptTokens) + whole(usage.completionTokens);
+    const budget = this.invocation.tokenBudget;
+    if (budget !== undefined && this.tokensUsed > budget) {
+      this.onBudgetExhausted(
+        `the tool's model calls used ${this.tokensUsed} tokens, more than the ${budget} the goal had left`,
+      );
+    }
   }
 
   async confirm(message: string, options?: InteractionOptions): Promise<boolean> {

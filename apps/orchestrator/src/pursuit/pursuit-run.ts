@@ -299,6 +299,7 @@ export class PursuitRun implements RunningGoal {
       beliefs: record.beliefs,
       workspace: () => started.run?.toolWorkspace(),
       trace,
+      tokensLeft: () => (this.tokenBudget > 0 ? this.tokenBudget - trace.usage.totalTokens : undefined),
     });
     this.interactions = new GoalInteractions({
       checkpoint,

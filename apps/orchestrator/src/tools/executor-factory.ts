@@ -18,6 +18,8 @@ export interface ToolCallScope {
   /** The agent's context when it decided the step (sent so content tools read what it read). */
   readonly workspace: () => ToolWorkspace | undefined;
   readonly trace: GoalTrace;
+  /** Tokens the goal has left under its budget (undefined: no budget). */
+  readonly tokensLeft?: () => number | undefined;
 }
 
 /** A pursuit's tool executor, which also tells which invocation runs now (the one a tool's question may come from). */
@@ -57,6 +59,7 @@ export function remoteToolExecutors(
         log?.warn('dropped an invalid tool message', { subject, code: 'VALIDATION_FAILED', issues }),
       workspace: scope.workspace,
       beliefs: scope.beliefs,
+      ...(scope.tokensLeft ? { tokensLeft: scope.tokensLeft } : {}),
       ...dispatchTracing(scope.trace, tools),
       claimWatch: new ClaimWatch(nc, {
         ...(settings.toolClaimGraceMs === undefined ? {} : { graceMs: settings.toolClaimGraceMs }),

@@ -39,6 +39,8 @@ export interface RemoteToolExecutorOptions {
   readonly workspace?: () => ToolWorkspace | undefined;
   /** The goal's beliefs (content directive of tool prompts). */
   readonly beliefs?: readonly string[];
+  /** Tokens the goal has left (sent with each call so the runner stops a tool that uses more); undefined: no limit. */
+  readonly tokensLeft?: () => number | undefined;
   /** Before each attempt is sent (trace `operation.dispatched`). Must not throw. */
   readonly onDispatch?: (invocation: ToolInvocation, reason: string) => void;
   /** Once per step when it ended (trace `operation.outcome`). Must not throw. */
@@ -216,6 +218,7 @@ export class RemoteToolExecutor implements ToolExecutor {
     deadline: number,
   ): ToolInvocation | { error: ErrorEnvelope } {
     const workspace = this.options.workspace?.();
+    const tokenBudget = this.options.tokensLeft?.();
     const parsed = ToolInvocation.safeParse({
       schemaVersion: SCHEMA_VERSION,
       invocationId: invocationIdOf(this.options.goalId, step),
@@ -231,6 +234,7 @@ export class RemoteToolExecutor implements ToolExecutor {
       attempt: 1,
       ...(workspace ? { workspace } : {}),
       ...(this.options.beliefs ? { beliefs: [...this.options.beliefs] } : {}),
+      ...(tokenBudget === undefined ? {} : { tokenBudget: Math.max(0, Math.floor(tokenBudget)) }),
     });
     if (parsed.success) return parsed.data;
     return {
