@@ -13,6 +13,7 @@ import {
   errorReply,
   okReply,
 } from '@novelrag/contracts';
+import { activeContext, runInContext } from '@novelrag/telemetry';
 import type { ZodType } from 'zod';
 
 /** Where a message of a call that cannot be read is reported (subject and code only: no content). */
@@ -43,20 +44,23 @@ export function forwardCallMessages(
   dropped: DroppedMessage = () => undefined,
   modelCall: (call: ToolModelCall) => void = () => undefined,
 ): CallMessages {
+  // What the messages cause (trace events, questions) belongs to the call's span, not to the subscription's.
+  const traceContext = activeContext();
   const subs: Subscription[] = [
     nc.subscribe(invocation.runtimeSubject, {
       callback: (err, msg) => {
         if (err) return;
         const event = parseBody(msg, RuntimeEvent, dropped);
         if (event?.invocationId !== invocation.invocationId || event.goalId !== invocation.goalId) return;
-        if (event.kind === 'llm.call') modelCall(event);
-        else forwardEvent(ctx, event);
+        runInContext(traceContext, () =>
+          event.kind === 'llm.call' ? modelCall(event) : forwardEvent(ctx, event),
+        );
       },
     }),
     nc.subscribe(invocation.interactSubject, {
       callback: (err, msg) => {
         if (err) return;
-        void answerQuestion(msg, invocation, ctx, dropped).then(
+        void runInContext(traceContext, () => answerQuestion(msg, invocation, ctx, dropped)).then(
           (reply) => respond(msg, reply),
           (e: unknown) => respond(msg, errorReply(toErrorEnvelope(e))),
         );
