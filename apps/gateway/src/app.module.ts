@@ -6,6 +6,7 @@ import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
 import { McpController } from './mcp/mcp.controller';
+import { MetricsController } from './metrics/metrics.controller';
 import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ResourcesController } from './resources/resources.controller';
 import { GoalSummariesController } from './summaries/goal-summaries.controller';
@@ -26,6 +27,7 @@ export class AppModule {
       imports: [ctx.bus],
       controllers: [
         HealthHttpController,
+        MetricsController,
         GoalsController,
         GoalSummariesController,
         EventsController,
