@@ -21,7 +21,7 @@ const shared = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: {
     '^@novelrag/(agenturn|bus|tool-kit|resource-client)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
-    '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit|repository|resource-client|mcp-server)$':
+    '^@novelrag/(contracts|agenturn|llm|bus|testkit|tool-kit|repository|resource-client|mcp-server|telemetry)$':
       '<rootDir>/libs/$1/src/index.ts',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.*/dist/', '<rootDir>/data/', '<rootDir>/tmp/'],

@@ -101,10 +101,6 @@ export const BenchEnv = z.object({
     .optional()
     .describe('Comma-separated benchmarks to run (`system`, `resources`); default: all.'),
   BENCH_SIZES: z.string().default('10000').describe('Resource benchmark: store sizes (comma-separated).'),
-  BENCH_SPIN_ITERATIONS: z
-    .string()
-    .default('20000')
-    .describe('Dispatch benchmark: PBKDF2 iterations of the CPU-bound `BenchSpin` tool (one call of work).'),
   BENCH_STORES: z
     .string()
     .optional()
@@ -119,6 +115,9 @@ export const BenchEnv = z.object({
     .string()
     .optional()
     .describe("Set by the system benchmark for its no-op tool runner: the runner's instance name."),
+  BENCH_SPIN_ITERATIONS: int(1, 100_000_000)
+    .default(20_000)
+    .describe("System benchmark: PBKDF2 iterations of the no-op runner's CPU-bound `BenchSpin` tool."),
   BENCH_CONCURRENCY: int(1, 10_000)
     .default(64)
     .describe('Set by the system benchmark for its no-op tool runner: invocations it runs at once.'),

@@ -6,6 +6,7 @@ import { GoalsController } from './goals/goals.controller';
 import { GoalsService } from './goals/goals.service';
 import { HealthHttpController } from './health/health.controller';
 import { McpController } from './mcp/mcp.controller';
+import { MetricsController } from './metrics/metrics.controller';
 import { resourceServiceProvider } from './resources/resource-service.provider';
 import { ProjectsController } from './projects/projects.controller';
 import { ResourcesController } from './resources/resources.controller';
@@ -27,6 +28,7 @@ export class AppModule {
       imports: [ctx.bus],
       controllers: [
         HealthHttpController,
+        MetricsController,
         GoalsController,
         GoalSummariesController,
         EventsController,

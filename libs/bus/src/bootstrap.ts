@@ -2,6 +2,7 @@ import type { DynamicModule, INestApplication, INestApplicationContext, Type } f
 import { NestFactory } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServiceName } from '@novelrag/contracts';
+import { type Tracing, startMetrics, startTracing, withoutEmptyOtel } from '@novelrag/telemetry';
 import { z } from 'zod';
 import { BusModule, type ServiceIdentity } from './bus.module';
 import { BaseEnv, defaultInstanceId, parseEnv } from './config';
@@ -10,6 +11,7 @@ import { BusExceptionFilter } from './exception-filter';
 import { HealthRegistry } from './health';
 import { JsonLogger } from './logger';
 import { NatsMicroServer } from './micro-server';
+import { startMetricsServer } from './metrics-server';
 
 export const NOVELRAG_VERSION = '0.1.0';
 
@@ -42,6 +44,8 @@ export interface RunningService<E> {
   readonly app: INestApplicationContext;
   /** HTTP URL when the service listens on HTTP. */
   readonly url?: string;
+  /** URL of the service's own metrics endpoint, when `NOVELRAG_METRICS_PORT` is set (not the gateway's). */
+  readonly metricsUrl?: string;
   /** Graceful stop: stop taking work, finish what is in flight (bounded), drain the connection. */
   close(): Promise<void>;
 }
@@ -54,17 +58,12 @@ export async function startService<E extends object>(
   def: ServiceDefinition<E>,
   rawEnv: Record<string, string | undefined> = process.env,
 ): Promise<RunningService<E>> {
-  const env = parseEnv(BaseEnv.extend(def.envSchema.shape), rawEnv) as BaseEnv & E;
+  const env = parseEnv(BaseEnv.extend(def.envSchema.shape), withoutEmptyOtel(rawEnv)) as BaseEnv & E;
   const instanceId = env.NOVELRAG_INSTANCE_ID ?? defaultInstanceId(def.service);
   const logger = new JsonLogger(def.service, instanceId, env.NOVELRAG_LOG_LEVEL);
-  const tls = busTlsFromEnv(env);
-  const connection = await connectBus({
-    url: env.NATS_URL,
-    name: instanceId,
-    connectTimeoutMs: env.NOVELRAG_CONNECT_TIMEOUT_MS,
-    ...(env.NATS_USER ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : {}),
-    ...(tls ? { tls } : {}),
-  });
+  const tracing = startTracing({ service: def.service, instanceId, version: NOVELRAG_VERSION }, env);
+  startMetrics({ service: def.service, instance: instanceId });
+  const connection = await connectFromEnv(env, instanceId);
   const identity: ServiceIdentity = { service: def.service, instanceId, version: NOVELRAG_VERSION };
   const health = new HealthRegistry(def.service, instanceId, NOVELRAG_VERSION);
   health.register('nats', () =>
@@ -106,27 +105,59 @@ export async function startService<E extends object>(
       listening = true;
       const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
       logger.write('info', 'service ready', { url });
-      return { ctx, app, url, close: () => closeAll(app, connection, logger) };
+      return { ctx, app, url, close: () => closeAll(app, connection, logger, tracing) };
     }
     const app = await NestFactory.createMicroservice(root, { strategy, logger, bufferLogs: false });
     app.useGlobalFilters(filter);
     await app.listen();
-    logger.write('info', 'service ready', { micro: def.microName });
-    return { ctx, app, close: () => closeAll(app, connection, logger) };
+    const metrics = await metricsPortOf(env, logger);
+    logger.write('info', 'service ready', {
+      micro: def.microName,
+      ...(metrics ? { metrics: metrics.url } : {}),
+    });
+    return {
+      ctx,
+      app,
+      ...(metrics ? { metricsUrl: metrics.url } : {}),
+      close: async () => {
+        await metrics?.close();
+        await closeAll(app, connection, logger, tracing);
+      },
+    };
   } catch (err) {
     await connection.close().catch(() => undefined);
     throw err;
   }
 }
 
+/** The service's NATS connection, as the environment describes it (servers, credentials, TLS). */
+function connectFromEnv(env: BaseEnv, name: string): Promise<NatsConnection> {
+  const tls = busTlsFromEnv(env);
+  return connectBus({
+    url: env.NATS_URL,
+    name,
+    connectTimeoutMs: env.NOVELRAG_CONNECT_TIMEOUT_MS,
+    ...(env.NATS_USER ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : {}),
+    ...(tls ? { tls } : {}),
+  });
+}
+
+/** The metrics port of a service without HTTP, when `NOVELRAG_METRICS_PORT` is set. */
+async function metricsPortOf(env: BaseEnv, logger: JsonLogger) {
+  if (env.NOVELRAG_METRICS_PORT === undefined) return undefined;
+  return startMetricsServer(env.NOVELRAG_METRICS_PORT, env.NOVELRAG_METRICS_HOST, logger.child('Metrics'));
+}
+
 async function closeAll(
   app: INestApplicationContext,
   connection: NatsConnection,
   logger: JsonLogger,
+  tracing: Tracing,
 ): Promise<void> {
   logger.write('info', 'stopping');
   await app.close();
   if (!connection.isClosed()) await connection.drain().catch(() => connection.close());
+  await tracing.flush().catch(() => undefined);
   logger.write('info', 'stopped');
 }
 

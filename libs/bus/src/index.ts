@@ -66,3 +66,4 @@ export { collectServiceStats } from './services/stats';
 export { gather, GATHER_MAX_WAIT_MS, GATHER_QUIET_MS, type GatherOptions } from './tools/gather';
 export { TracePublisher, type TraceDraft, type TracePublisherOptions } from './jetstream/trace-publisher';
 export { isWrongSequence } from './jetstream/kv-errors';
+export { inReceiveSpan, inSendSpan, traceContextOf, withTraceHeaders } from './trace-headers';

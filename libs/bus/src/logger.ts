@@ -1,4 +1,5 @@
 import type { LoggerService, LogLevel as NestLogLevel } from '@nestjs/common';
+import { activeTraceIds } from '@novelrag/telemetry';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -8,7 +9,8 @@ export type LogFields = Readonly<Record<string, unknown>>;
 
 /**
  * Structured JSON-lines logger (one object per line on stdout/stderr) that also serves as Nest's logger.
- * Callers put ids (goalId, step, invocationId, requestId) in `fields`; never prompts, model output or secrets.
+ * Callers put ids (goalId, step, invocationId, requestId) in `fields`; never prompts, model output or secrets. The
+ * active span's `traceId` and `spanId` are added when tracing is on.
  */
 export class JsonLogger implements LoggerService {
   constructor(
@@ -32,7 +34,8 @@ export class JsonLogger implements LoggerService {
       instance: this.instance,
       ...(context ? { context } : {}),
       msg,
-      ...fields,
+      ...activeTraceIds(),
+      ...redacted(fields),
     });
     this.sink(line, level === 'error' || level === 'warn');
   }
@@ -91,4 +94,21 @@ export class ContextLogger {
   error(msg: string, fields?: LogFields): void {
     this.root.write('error', msg, fields, this.context);
   }
+}
+
+/**
+ * Field names whose values never reach a log line: credentials, and model content (prompts, messages, completions).
+ * A backstop: callers are expected not to pass them at all.
+ */
+const REDACTED_FIELDS =
+  /^(authorization|api[-_]?key|apikey|password|pass|secret|token|access[-_]?token|cookie|prompt|messages|completion|content|input|output)$/i;
+
+function redacted(fields: LogFields): LogFields {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    if (!REDACTED_FIELDS.test(key)) continue;
+    out ??= { ...fields };
+    out[key] = '[redacted]';
+  }
+  return out ?? fields;
 }

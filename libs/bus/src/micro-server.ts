@@ -10,6 +10,7 @@ import { ERROR_CODE_INFO, MAX_MESSAGE_BYTES, errorEnvelope } from '@novelrag/con
 import { lastValueFrom } from 'rxjs';
 import { toErrorEnvelope } from './errors';
 import type { ContextLogger } from './logger';
+import { inReceiveSpan } from './trace-headers';
 
 /** Options a `@MessagePattern(subject, extras)` handler may carry for its micro endpoint. */
 export interface EndpointExtras {
@@ -94,7 +95,11 @@ export class NatsMicroServer extends Server implements CustomTransportStrategy {
                 subject: pattern,
                 error: err.message,
               });
-            this.track(this.onEvent(pattern, msg.subject, msg.headers, msg.data, handler));
+            this.track(
+              inReceiveSpan('event', pattern, msg.headers, () =>
+                this.onEvent(pattern, msg.subject, msg.headers, msg.data, handler),
+              ),
+            );
           },
         });
         this.subscriptions.push(sub);
@@ -107,7 +112,11 @@ export class NatsMicroServer extends Server implements CustomTransportStrategy {
         handler: (err, msg) => {
           if (err)
             return this.options.logger.warn('endpoint error', { subject: pattern, error: err.message });
-          this.track(this.onRequest(msg, handler));
+          this.track(
+            inReceiveSpan('request', pattern, msg.headers as unknown as MsgHdrs | undefined, () =>
+              this.onRequest(msg, handler),
+            ),
+          );
         },
       });
     }

@@ -11,6 +11,7 @@ import {
 import { ErrorEnvelope, MAX_MESSAGE_BYTES } from '@novelrag/contracts';
 import { z } from 'zod';
 import { BusError, summarizeZodError } from './errors';
+import { inSendSpan, withTraceHeaders } from './trace-headers';
 
 export interface BusRequestOptions {
   /** Bound on the wait for the reply (required: every wait is bounded). */
@@ -42,11 +43,22 @@ export async function busRequest<T>(
     throw BusError.of('PAYLOAD_TOO_LARGE', `request to ${subject} exceeds ${MAX_MESSAGE_BYTES} bytes`);
   }
   if (options.signal?.aborted) throw BusError.of('CANCELLED', `request to ${subject} cancelled`);
+  return inSendSpan(subject, () => requestAndParse(nc, subject, body, schema, options));
+}
+
+async function requestAndParse<T>(
+  nc: NatsConnection,
+  subject: string,
+  body: string,
+  schema: z.ZodType<T>,
+  options: BusRequestOptions,
+): Promise<T> {
   let raw: unknown;
   try {
+    const headers = withTraceHeaders(options.headers);
     const request = nc.request(subject, body, {
       timeout: options.timeoutMs,
-      ...(options.headers ? { headers: options.headers } : {}),
+      ...(headers ? { headers } : {}),
     });
     const msg = await (options.signal
       ? raceAbort(request, options.signal, () => BusError.of('CANCELLED', `request to ${subject} cancelled`))

@@ -19,6 +19,7 @@ import {
 import { ErrorEnvelope } from './errors';
 import { GoalStatus, TerminalGoalStatus } from './goal-status';
 import { AnswerCitation } from './rag';
+import { Traceparent } from './telemetry';
 
 export const MAX_BELIEFS = 50;
 export const MAX_BELIEF_CHARS = 2_000;
@@ -233,6 +234,11 @@ export const GoalRecord = z.strictObject({
   /** Epoch ms after which the pursuit stops with `wall_clock` (computed from `limits.wallClockMs` at start). */
   deadline: EpochMs.optional(),
   idempotencyKey: IdempotencyKey.optional(),
+  /**
+   * W3C `traceparent` of the goal's OpenTelemetry trace (when tracing is on): every pursuit of the goal, a resumption
+   * after a crash included, continues this trace.
+   */
+  traceparent: Traceparent.optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   revision: z.number().int().nonnegative().optional(),

@@ -177,6 +177,7 @@ export {
   InteractionReply,
   InteractionRequest,
   MAX_INTERACTION_TIMEOUT_MS,
+  ModelCallUsage,
   RuntimeEvent,
   RuntimeLogLevel,
 } from './runtime';
@@ -322,6 +323,7 @@ export {
   TraceKind,
 } from './trace';
 export type { TraceEventOf } from './trace';
+export { SpanId, TraceId, Traceparent } from './telemetry';
 
 // retrieval-augmented answers (the `rag` agent kind)
 export { AnswerCitation, AnswerDelta, CitationPolicy, CitationProblem, RagPath, TracedDocument } from './rag';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GoalId, InvocationId, JsonObject, Label, SchemaVersion, Text, Timestamp } from './common';
+import { ErrorEnvelope } from './errors';
 
 /**
  * Runtime calls from a running tool back to its goal (the distributed `ExecutionContext`). Tools may be third-party
@@ -22,6 +23,20 @@ export const BacklogPriority = z.number().int().min(0).max(10);
 export type BacklogPriority = z.infer<typeof BacklogPriority>;
 export const DEFAULT_BACKLOG_PRIORITY = 5;
 
+/** One model call: what it was for, the model that answered, its tokens and time (never content). */
+export const ModelCallUsage = z.object({
+  /** The phase or tool step that called (`pursuit_assessment`, `context_discovery`, `aspect_metadata`, …). */
+  purpose: Label,
+  model: Label,
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  latencyMs: z.number().int().nonnegative(),
+  attempts: z.number().int().min(1),
+  ok: z.boolean(),
+  error: ErrorEnvelope.optional(),
+});
+export type ModelCallUsage = z.infer<typeof ModelCallUsage>;
+
 /** Fire-and-forget event on `novelrag.goals.<id>.runtime`. */
 export const RuntimeEvent = z.discriminatedUnion('kind', [
   z.object({ ...runtimeBase, kind: z.literal('debug'), message: Text }),
@@ -37,6 +52,11 @@ export const RuntimeEvent = z.discriminatedUnion('kind', [
     value: z.string().max(10_000),
     description: z.string().max(10_000).optional(),
   }),
+  /**
+   * A model call the tool made (usage only, never content): counted against the goal's token budget and traced as the
+   * goal's `llm.call` with the invocation's id.
+   */
+  z.object({ ...runtimeBase, kind: z.literal('llm.call'), ...ModelCallUsage.shape }),
   /** A follow-up item for later goals (stored in the resource service's backlog). */
   z.object({
     ...runtimeBase,

@@ -70,6 +70,11 @@ export const ToolInvocation = z.strictObject({
   workspace: ToolWorkspace.optional(),
   /** The goal's beliefs (content directive of tool prompts). */
   beliefs: Beliefs.optional(),
+  /**
+   * Tokens the goal has left when the call is sent (absent: no limit). A tool reports its model calls as `llm.call`
+   * runtime events; once they used more than this, the runner stops the tool with BUDGET_EXHAUSTED.
+   */
+  tokenBudget: z.number().int().nonnegative().optional(),
 });
 export type ToolInvocation = z.infer<typeof ToolInvocation>;
 

@@ -34,7 +34,8 @@ import {
   StepStatus,
 } from './goals';
 import { AnswerCitation, CitationPolicy, RagPath, TracedDocument } from './rag';
-import { RuntimeEvent } from './runtime';
+import { ModelCallUsage, RuntimeEvent } from './runtime';
+import { SpanId, TraceId } from './telemetry';
 
 /**
  * Everything the orchestrator decides, published on `novelrag.trace.<goalId>.<kind>` and kept by the `TRACE` stream.
@@ -49,6 +50,10 @@ const base = {
   at: Timestamp,
   /** The step (0-based) the event belongs to, when it belongs to one. */
   step: z.number().int().nonnegative().optional(),
+  /** OpenTelemetry trace id (32 hex) of the goal, when tracing is on: links the event to the OTel backend. */
+  traceId: TraceId.optional(),
+  /** OpenTelemetry span id (16 hex) of the span that was active when the event was written. */
+  spanId: SpanId.optional(),
 };
 /** Discovery round within a step (1-based), for the loop phases. */
 const iteration = z.number().int().min(1);
@@ -128,15 +133,9 @@ export const InteractionAnsweredEvent = event('interaction.answered', {
 export const InteractionTimedOutEvent = event('interaction.timed_out', { interactionId: InteractionId });
 export const RuntimeTraceEvent = event('runtime', { event: RuntimeEvent });
 export const LlmCallEvent = event('llm.call', {
-  /** The phase or tool step that called (`pursuit_assessment`, `context_discovery`, `action_decision`, …). */
-  purpose: Label,
-  model: Label,
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
-  latencyMs: z.number().int().nonnegative(),
-  attempts: z.number().int().min(1),
-  ok: z.boolean(),
-  error: ErrorEnvelope.optional(),
+  ...ModelCallUsage.shape,
+  /** Set when a tool made the call: the invocation it made it for. */
+  invocationId: InvocationId.optional(),
 });
 export const ResolutionEvent = event('resolution', {
   status: ResolutionStatus,

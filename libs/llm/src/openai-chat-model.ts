@@ -1,5 +1,4 @@
 import {
-  AgenturnError,
   CancelledError,
   type ChatCallOptions,
   type ChatMessage,
@@ -18,6 +17,7 @@ import {
   type ToolChoice,
   type ToolDefinition,
 } from '@novelrag/agenturn';
+import { type Span, inLlmSpan, recordLlmResult } from '@novelrag/telemetry';
 import OpenAI from 'openai';
 import type {
   ChatCompletion,
@@ -30,6 +30,7 @@ import { streamCompletion } from './openai-chat-stream';
 import { mapOpenAIError, outcomeOf } from './openai-errors';
 import {
   type Interpretation,
+  NO_CHOICES,
   interpretStructured,
   interpretText,
   interpretToolCalls,
@@ -253,7 +254,7 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /** The attempt loop shared by the three call kinds: request, interpret, feed problems back, give up. */
-  private async run<T>(
+  private run<T>(
     kind: LlmCallKind,
     call: ChatCallOptions,
     initialMessages: ChatCompletionMessageParam[],
@@ -261,14 +262,46 @@ export class OpenAIChatModel implements ChatModel {
     interpret: (message: ChatCompletion['choices'][number]['message']) => Interpretation<T>,
     exchange: Exchange = this.plainExchange,
   ): Promise<ChatResult<T>> {
+    // One GenAI span per call (its validation retries included); content only when capture is explicitly on.
+    return inLlmSpan(
+      {
+        operation: 'chat',
+        model: this.modelFor(call.purpose),
+        purpose: call.purpose,
+        ...(this.options.temperature === undefined ? {} : { temperature: this.options.temperature }),
+      },
+      (span) => this.attemptLoop(span, kind, call, initialMessages, body, interpret, exchange),
+    );
+  }
+
+  private async attemptLoop<T>(
+    span: Span,
+    kind: LlmCallKind,
+    call: ChatCallOptions,
+    initialMessages: ChatCompletionMessageParam[],
+    body: RequestBody,
+    interpret: (message: ChatCompletion['choices'][number]['message']) => Interpretation<T>,
+    exchange: Exchange,
+  ): Promise<ChatResult<T>> {
     const started = Date.now();
+    let finishReasons: string[] = [];
+    let output: unknown;
     let model = this.modelFor(call.purpose);
     const requestedModel = model;
     const timeoutMs = call.timeoutMs ?? this.timeoutMs;
     let usage: ChatUsage = ZERO_USAGE;
     let attempts = 0;
     let messages = initialMessages;
-    const report = (outcome: LlmCallOutcome, errorCode?: string) =>
+    const report = (outcome: LlmCallOutcome, errorCode?: string) => {
+      recordLlmResult(span, {
+        responseModel: model,
+        inputTokens: usage.promptTokens,
+        outputTokens: usage.completionTokens,
+        attempts,
+        finishReasons,
+        input: messages,
+        output,
+      });
       emitUsage(this.options.onUsage, {
         kind,
         purpose: call.purpose,
@@ -279,6 +312,7 @@ export class OpenAIChatModel implements ChatModel {
         attempts,
         ...(errorCode ? { errorCode } : {}),
       });
+    };
     try {
       for (;;) {
         attempts += 1;
@@ -291,15 +325,9 @@ export class OpenAIChatModel implements ChatModel {
         usage = addUsage(usage, fromProviderUsage(completion.usage));
         if (completion.model) model = completion.model;
         const message = completion.choices[0]?.message;
-        const result: Interpretation<T> = message
-          ? interpret(message)
-          : {
-              ok: false,
-              reason: 'no choices in the answer',
-              issues: [],
-              rawOutputLength: 0,
-              retryMessages: [],
-            };
+        finishReasons = completion.choices.map((c) => c.finish_reason ?? 'unknown');
+        output = message;
+        const result: Interpretation<T> = message ? interpret(message) : NO_CHOICES;
         if (result.ok) {
           report('ok');
           return { value: result.value, model, usage, latencyMs: Date.now() - started, attempts };
@@ -316,15 +344,13 @@ export class OpenAIChatModel implements ChatModel {
         messages = [...messages, ...result.retryMessages];
       }
     } catch (err) {
-      const mapped =
-        err instanceof AgenturnError
-          ? err
-          : mapOpenAIError(err, {
-              purpose: call.purpose,
-              timeoutMs,
-              deadlineFired: false,
-              operation: 'chat',
-            });
+      // Our own errors (ModelOutputError, ...) pass through unchanged.
+      const mapped = mapOpenAIError(err, {
+        purpose: call.purpose,
+        timeoutMs,
+        deadlineFired: false,
+        operation: 'chat',
+      });
       report(outcomeOf(mapped), mapped.code);
       throw mapped;
     }

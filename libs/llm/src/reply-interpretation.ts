@@ -23,6 +23,15 @@ export type Interpretation<T> =
       readonly retryMessages: readonly ChatCompletionMessageParam[];
     };
 
+/** An answer without any choice (nothing to interpret). */
+export const NO_CHOICES: Interpretation<never> = {
+  ok: false,
+  reason: 'no choices in the answer',
+  issues: [],
+  rawOutputLength: 0,
+  retryMessages: [],
+};
+
 function echo(content: string | null | undefined): ChatCompletionMessageParam[] {
   // An empty assistant turn is rejected by some servers; only echo what the model actually wrote.
   return content ? [{ role: 'assistant', content }] : [];

@@ -1,4 +1,5 @@
 import type { ChatUsage } from '@novelrag/agenturn';
+import { Metrics } from '@novelrag/telemetry';
 
 /** Which adapter operation an event describes. */
 export type LlmCallKind = 'structured' | 'tools' | 'text' | 'stream' | 'embeddings';
@@ -50,7 +51,16 @@ export function fromProviderUsage(
   };
 }
 
+/** Records the call in the process's metrics, then hands it to `hook` (a throwing hook is ignored). */
 export function emitUsage(hook: LlmUsageHook | undefined, event: LlmUsageEvent): void {
+  const labels = { purpose: event.purpose, model: event.model };
+  Metrics.llmCalls.inc({
+    ...labels,
+    outcome: event.outcome === 'ok' ? 'ok' : (event.errorCode ?? event.outcome),
+  });
+  Metrics.llmTokens.inc({ ...labels, type: 'input' }, event.usage.promptTokens);
+  Metrics.llmTokens.inc({ ...labels, type: 'output' }, event.usage.completionTokens);
+  Metrics.llmLatency.observe(labels, event.latencyMs / 1_000);
   if (!hook) return;
   try {
     hook(event);

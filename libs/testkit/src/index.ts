@@ -57,6 +57,10 @@ export {
   stopExampleTool,
 } from './example-tools';
 export { readSse, type RawSseEvent } from './sse';
+// OpenTelemetry: an OTLP/HTTP receiver the services export their spans to
+export { OtlpReceiver, type AttributeValue, type ReceivedSpan } from './otlp-receiver';
+// Prometheus: scrape a /metrics endpoint and read it with a text-format parser
+export { type MetricFamily, metricValue, scrapeMetrics } from './prometheus';
 // the dashboard's browser suite: Debian's Chromium through playwright-core
 export { type BrowserSession, CHROMIUM, buildDashboard, chromiumAvailable, openBrowser } from './browser';
 // attack tests

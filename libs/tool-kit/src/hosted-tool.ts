@@ -4,7 +4,7 @@ import type {
   ToolHints,
   ToolOutput as AgentToolOutput,
 } from '@novelrag/agenturn';
-import type { ToolInvocation } from '@novelrag/contracts';
+import type { ModelCallUsage, ToolInvocation } from '@novelrag/contracts';
 
 /** What a hosted tool sees while it runs: the distributed ExecutionContext plus the invocation that started it. */
 export interface ToolContext extends ExecutionContext {
@@ -12,7 +12,15 @@ export interface ToolContext extends ExecutionContext {
   readonly invocation: ToolInvocation;
   /** Epoch ms by which the tool must have answered (the invocation's deadline capped by the tool's own timeout). */
   readonly deadline: number;
+  /**
+   * Reports a model call the tool made (usage only, never content): the goal counts its tokens against its token
+   * budget and traces it. A tool that calls a model reports each call; absent where nobody counts (in-process tests).
+   */
+  modelCall?(usage: ToolModelUsage): void;
 }
+
+/** One model call of a tool, as reported to its goal. */
+export type ToolModelUsage = Omit<ModelCallUsage, 'error'>;
 
 /**
  * A tool served on the bus: a `SchematicTool` (its name is the endpoint name and subject token, `inputSchema` is

@@ -1,4 +1,10 @@
-export { defineTool, type HostedTool, type ToolContext, type ToolSpec } from './hosted-tool';
+export {
+  defineTool,
+  type HostedTool,
+  type ToolContext,
+  type ToolModelUsage,
+  type ToolSpec,
+} from './hosted-tool';
 export { ToolHost, type ToolHostOptions } from './tool-host';
 export { RemoteExecutionContext } from './remote-execution-context';
 export { type AskTiming, DEFAULT_ASK_TIMING } from './interaction-ask';

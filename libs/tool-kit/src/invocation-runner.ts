@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  type ErrorEnvelope,
   Subjects,
   type ToolInvocation,
   type ToolOutput,
@@ -27,8 +28,9 @@ export interface RunLimits {
 /**
  * Runs one tool call under its deadline, its goal's cancellation and `limits.stop`: the tool's signal aborts when one
  * comes, and the answer (TIMEOUT / CANCELLED / the stop's reason) does not wait for a tool that ignores its signal, so
- * one stuck tool never blocks the runner. A rejection becomes an error output. An interaction answered UNAVAILABLE ends the call the same way, with a
- * retryable UNAVAILABLE.
+ * one stuck tool never blocks the runner. A rejection becomes an error output. An interaction answered UNAVAILABLE ends
+ * the call the same way, with a retryable UNAVAILABLE; model calls beyond the invocation's `tokenBudget` with
+ * BUDGET_EXHAUSTED.
  */
 export async function runInvocation(
   nc: NatsConnection,
@@ -60,20 +62,22 @@ export async function runInvocation(
     );
   };
   const stopListening = listenForCancel(nc, invocation.goalId, onCancel, limits.cancellations);
-  const onStop = () => {
-    const reason: unknown = limits.stop?.reason;
-    const error = isErrorEnvelope(reason) ? reason : errorEnvelope('UNAVAILABLE', `${tool.name} was stopped`);
+  /** Ends the call now with `error`, whatever the tool still does. */
+  const end = (error: ErrorEnvelope) => {
     controller.abort(error);
     settle(errorOutput(error, elapsed()));
+  };
+  const onStop = () => {
+    const reason: unknown = limits.stop?.reason;
+    end(isErrorEnvelope(reason) ? reason : errorEnvelope('UNAVAILABLE', `${tool.name} was stopped`));
   };
   if (limits.stop?.aborted) onStop();
   else limits.stop?.addEventListener('abort', onStop, { once: true });
   // An interaction answered UNAVAILABLE ends the call as a retryable failure whatever the tool makes of it, so the
   // result is not recorded and the re-sent invocation runs (and asks) again.
-  const onUnavailable = (message: string) => {
-    controller.abort(errorEnvelope('UNAVAILABLE', message));
-    settle(errorOutput(errorEnvelope('UNAVAILABLE', message), elapsed()));
-  };
+  const onUnavailable = (message: string) => end(errorEnvelope('UNAVAILABLE', message));
+  // The goal's token budget is enforced here too: the tool stops once its own model calls used what the goal had left.
+  const onBudgetExhausted = (message: string) => end(errorEnvelope('BUDGET_EXHAUSTED', message));
   const ctx = new RemoteExecutionContext(
     nc,
     invocation,
@@ -83,6 +87,7 @@ export async function runInvocation(
     now,
     onUnavailable,
     limits.asking,
+    onBudgetExhausted,
   );
   const running = (async (): Promise<ToolOutput> => {
     try {

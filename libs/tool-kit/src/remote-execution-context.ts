@@ -11,7 +11,7 @@ import {
   type ToolInvocation,
   replyOf,
 } from '@novelrag/contracts';
-import type { ToolContext } from './hosted-tool';
+import type { ToolContext, ToolModelUsage } from './hosted-tool';
 import { type AskTiming, askUntilAnswered } from './interaction-ask';
 import type { HostLogger } from './logger';
 
@@ -22,6 +22,7 @@ const MIN_INTERACTION_MS = 1_000;
 
 type EventBody =
   | { kind: 'debug' | 'info' | 'warning' | 'error' | 'output'; message: string }
+  | ({ kind: 'llm.call' } & ToolModelUsage)
   | { kind: 'progress'; key: string; value: string; description?: string }
   | { kind: 'backlog'; content: Record<string, unknown>; priority?: number };
 
@@ -39,6 +40,8 @@ function clip(text: string, max = MAX_TEXT_CHARS): string {
  * the deadline) or an error reply coded UNAVAILABLE (the goal was handed to another orchestrator, which re-sends this
  * invocation) is never a decline: it rejects with a retryable UNAVAILABLE error and calls `onUnavailable`, so the whole
  * call ends as a retryable failure (not recorded) even when the tool catches the error.
+ * Model calls the tool reports (`modelCall`) are published as `llm.call` events; once their tokens exceed the
+ * invocation's `tokenBudget`, `onBudgetExhausted` ends the call.
  */
 export class RemoteExecutionContext implements ToolContext {
   constructor(
@@ -50,7 +53,11 @@ export class RemoteExecutionContext implements ToolContext {
     private readonly now: () => number = Date.now,
     private readonly onUnavailable: (message: string) => void = () => undefined,
     private readonly asking: AskTiming = {},
+    private readonly onBudgetExhausted: (message: string) => void = () => undefined,
   ) {}
+
+  /** Tokens of the model calls this invocation reported so far. */
+  private tokensUsed = 0;
 
   debug(message: string): void {
     this.publish({ kind: 'debug', message: clip(message) });
@@ -82,6 +89,27 @@ export class RemoteExecutionContext implements ToolContext {
       content: { ...content },
       ...(bounded !== undefined ? { priority: bounded } : {}),
     });
+  }
+
+  modelCall(usage: ToolModelUsage): void {
+    const whole = (n: number) => Math.max(0, Math.round(n));
+    this.publish({
+      kind: 'llm.call',
+      purpose: clip(usage.purpose || 'unknown', 200),
+      model: clip(usage.model || 'unknown', 200),
+      promptTokens: whole(usage.promptTokens),
+      completionTokens: whole(usage.completionTokens),
+      latencyMs: whole(usage.latencyMs),
+      attempts: Math.max(1, whole(usage.attempts)),
+      ok: usage.ok,
+    });
+    this.tokensUsed += whole(usage.promptTokens) + whole(usage.completionTokens);
+    const budget = this.invocation.tokenBudget;
+    if (budget !== undefined && this.tokensUsed > budget) {
+      this.onBudgetExhausted(
+        `the tool's model calls used ${this.tokensUsed} tokens, more than the ${budget} the goal had left`,
+      );
+    }
   }
 
   async confirm(message: string, options?: InteractionOptions): Promise<boolean> {

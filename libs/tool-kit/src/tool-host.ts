@@ -19,6 +19,14 @@ import {
   isToolServiceName,
   toolResultsBucket,
 } from '@novelrag/contracts';
+import {
+  type HeaderCarrier,
+  Metrics,
+  SpanKind,
+  annotateActiveSpan,
+  extractTraceContext,
+  inSpan,
+} from '@novelrag/telemetry';
 import type { HostedTool } from './hosted-tool';
 import { GoalCancellations } from './goal-cancellations';
 import { IdempotentExecution, needsAtMostOnce } from './idempotent-execution';
@@ -146,7 +154,15 @@ export class ToolHost {
         metadata: encodeToolMetadata(this.metadataOf(tool)),
         handler: (err, msg) => {
           if (err) return this.logger.warn('endpoint error', { tool: tool.name, error: err.message });
-          const task = this.onRequest(tool.name, msg).catch((e: unknown) =>
+          const task = inSpan(
+            `execute_tool ${tool.name}`,
+            {
+              kind: SpanKind.SERVER,
+              parent: extractTraceContext(msg.headers as unknown as HeaderCarrier | undefined),
+              attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool.name },
+            },
+            () => this.onRequest(tool.name, msg),
+          ).catch((e: unknown) =>
             this.logger.error('request handling failed', { tool: tool.name, error: String(e) }),
           );
           this.tasks.add(task);
@@ -219,6 +235,11 @@ export class ToolHost {
       return this.reply(msg, errorOutput(errorEnvelope('UNAVAILABLE', 'the runner is stopping')));
     const invocation = this.parse(name, msg);
     if ('code' in invocation) return this.reply(msg, errorOutput(invocation));
+    annotateActiveSpan({
+      'novelrag.goal.id': invocation.goalId,
+      'novelrag.step': invocation.step,
+      'gen_ai.tool.call.id': invocation.invocationId,
+    });
     const invalid = endpoint.validate(invocation.params);
     if (invalid) return this.reply(msg, errorOutput(invalid));
     if (this.active >= (this.options.maxConcurrency ?? 8)) {
@@ -229,6 +250,7 @@ export class ToolHost {
     }
     this.active += 1;
     let output: ToolOutput;
+    const started = this.now();
     try {
       output = await this.serve(endpoint.tool, invocation);
     } catch (err) {
@@ -239,6 +261,8 @@ export class ToolHost {
     } finally {
       this.active -= 1;
     }
+    Metrics.toolInvocations.inc({ tool: name, outcome: output.type === 'result' ? 'ok' : output.error.code });
+    Metrics.toolDuration.observe({ tool: name }, (this.now() - started) / 1_000);
     this.reply(msg, output);
   }
 

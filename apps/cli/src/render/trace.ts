@@ -87,6 +87,8 @@ function renderRuntime(r: RuntimeEvent, { style: s, verbose }: TraceRenderOption
       return s.dim(`[progress] ${r.key}: ${oneLine(r.value, 120)}`);
     case 'backlog':
       return `${tag(s, 'backlog')} + ${compactJson(r.content, 140)}`;
+    case 'llm.call':
+      return undefined; // the orchestrator traces a tool's model call as its own llm.call event
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION } from '@novelrag/bus';
 import { FINAL_TRACE_KINDS, Streams, Subjects, TRACE_KINDS, type TraceEvent } from '@novelrag/contracts';
+import { Metrics } from '@novelrag/telemetry';
 import { GoalsService } from '../goals/goals.service';
 import { ApiError } from '../http/api-error';
 import { relayAnswerDeltas } from './answer-deltas';
@@ -204,6 +205,7 @@ export class EventsController {
           if (!res.writableEnded) res.write(chunk);
         })
       : () => undefined;
+    Metrics.sseClients.inc();
     try {
       for await (const { id, event } of readTrace(this.nc, {
         subject,
@@ -224,6 +226,7 @@ export class EventsController {
         );
     } finally {
       stopDeltas();
+      Metrics.sseClients.dec();
       clearInterval(heartbeat);
       clearTimeout(limit);
       if (!res.writableEnded) res.end();

@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { ServiceContext } from '@novelrag/bus';
 import type { GatewayEnv } from '../config';
+import { accessLog } from './access-log';
 import { AuthGuard } from './auth.guard';
 import { corsOptions, dashboardDir, serveDashboard } from './dashboard-static';
 import { HttpErrorFilter } from './http-error.filter';
@@ -11,11 +12,12 @@ import { buildOpenApiDocument } from './openapi';
 import { KvRateLimiter } from './rate-limiter';
 
 /**
- * HTTP concerns of the gateway, applied once at boot: body limits, CORS, validation, auth, errors, OpenAPI at /docs,
- * the dashboard at /ui.
+ * HTTP concerns of the gateway, applied once at boot: the access log with request ids, body limits, CORS, validation,
+ * auth, errors, OpenAPI at /docs, the dashboard at /ui.
  */
 export function configureHttp(app: INestApplication, ctx: ServiceContext<GatewayEnv>): void {
   const express = app as NestExpressApplication;
+  express.use(accessLog(ctx.logger.child('Http')));
   express.useBodyParser('json', { limit: ctx.env.NOVELRAG_BODY_LIMIT_BYTES, strict: true });
   express.disable('x-powered-by');
   if (ctx.env.NOVELRAG_CORS_ORIGINS.length > 0) app.enableCors(corsOptions(ctx.env.NOVELRAG_CORS_ORIGINS));

@@ -19,6 +19,7 @@ import {
 import type { GoalOutcome, GoalRecord, ToolWorkspace, WorkspaceState } from '@novelrag/contracts';
 import type { LoopObserver, ResourceReader } from '../loop';
 import type { GoalTraceDraft } from '../pursuit/trace';
+import { type StepSpans, spannedDeterminer, spannedExecutor } from './step-spans';
 
 /** What a kind resumes from: everything the checkpoint holds of earlier pursuits of the goal. */
 export interface AgentResume {
@@ -93,6 +94,8 @@ export interface AgentContext {
   readonly hooks: GoalExecutorHooks;
   /** Checkpoints for kinds that do not pursue through a GoalExecutor. */
   readonly checkpoints: AgentCheckpoints;
+  /** The goal's OpenTelemetry step spans (a kind's decisions and tool calls run inside them). */
+  readonly spans?: StepSpans;
 }
 
 /** One pursuit of one goal by a kind, started by `AgentKindDefinition.start`. */
@@ -159,11 +162,12 @@ export class ResumingDeterminer implements ActionDeterminer {
  */
 export function executeWith(ctx: AgentContext, determiner: ActionDeterminer): Promise<PursuitOutcome> {
   const { goal, resume, limits } = ctx;
+  const resuming = new ResumingDeterminer(resume.replay, determiner);
   const executor = new GoalExecutor({
     beliefs: ctx.beliefs,
     tools: ctx.tools,
-    determiner: new ResumingDeterminer(resume.replay, determiner),
-    executor: ctx.executor,
+    determiner: ctx.spans ? spannedDeterminer(resuming, ctx.spans) : resuming,
+    executor: ctx.spans ? spannedExecutor(ctx.executor, ctx.spans) : ctx.executor,
     ctx: ctx.execution,
     limits: { maxSteps: limits.maxSteps, wallClockMs: limits.wallClockMs },
     hooks: ctx.hooks,

@@ -1,6 +1,6 @@
 import { type JsMsg, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ContextLogger } from '@novelrag/bus';
+import { type ContextLogger, traceContextOf } from '@novelrag/bus';
 import {
   type ErrorEnvelope,
   GoalSubmission,
@@ -8,6 +8,7 @@ import {
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
+import { Metrics, runInContext } from '@novelrag/telemetry';
 import type { Delivery, PursuitResult } from '../pursuit';
 
 export interface GoalConsumerOptions {
@@ -158,15 +159,17 @@ export class GoalConsumer {
     heartbeat.unref();
     let result: PursuitResult;
     try {
-      result = await this.handle(
-        parsed.data,
-        {
-          attempt: msg.info.deliveryCount,
-          seq: msg.info.streamSequence,
-          keepAlive: () => msg.working(),
-        },
-        this.suspend.signal,
-      );
+      // The pursuit continues the submitter's trace (the goal record's traceparent, when stored, takes precedence).
+      const delivery = {
+        attempt: msg.info.deliveryCount,
+        seq: msg.info.streamSequence,
+        keepAlive: () => msg.working(),
+      };
+      if (delivery.attempt > 1) Metrics.goalRedeliveries.inc();
+      Metrics.goalsRunning.inc();
+      result = await runInContext(traceContextOf(msg.headers), () =>
+        this.handle(parsed.data, delivery, this.suspend.signal),
+      ).finally(() => Metrics.goalsRunning.dec());
       this.failures.delete(goalId); // handled without an error: the failures are no longer in a row
     } catch (err) {
       const failures = this.countFailure(goalId);

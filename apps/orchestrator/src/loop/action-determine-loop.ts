@@ -15,6 +15,7 @@ import { safely } from './observe';
 import type { LoopObserver, ResourceReader } from './ports';
 import { RefinementAnalyzer } from './refinement-analyzer';
 import { ResourceContext } from './workspace';
+import { inPhase } from './phase-span';
 
 /** The original's `max_iter`: discovery rounds per step. */
 export const DEFAULT_MAX_ITERATIONS = 5;
@@ -118,7 +119,9 @@ export class ActionDetermineLoop implements ActionDeterminer {
     const { signal, ctx } = input;
     throwIfAborted(signal);
     const observer = this.options.observer;
-    let assessment = await this.assess(input);
+    let assessment: PursuitAssessment | null = await inPhase('assessment', undefined, () =>
+      this.assess(input),
+    );
     if (assessment === null) {
       return resolution(
         'failed',
@@ -142,12 +145,8 @@ export class ActionDetermineLoop implements ActionDeterminer {
     );
     let hints: ExplorationHints | null = null;
     for (;;) {
-      if (hints !== null) {
-        await this.contextLoop.load(hints.search_terms, hints.resource_paths, hints.tools_to_expand, round);
-        const at = iteration;
-        safely(() => observer?.contextUpdated(at, this.context.stats()));
-        hints = null;
-      }
+      if (hints !== null) await this.explore(hints, round, iteration);
+      hints = null;
       const context = await this.contextLoop.run({ ...round, assessment }, iteration);
       iteration = context.iteration;
       this.decidedOn = this.context.toolWorkspace();
@@ -162,12 +161,19 @@ export class ActionDetermineLoop implements ActionDeterminer {
         ctx,
         ...(signal ? { signal } : {}),
       };
-      const outcome = await this.decider.decide(common);
+      const outcome: Awaited<ReturnType<ActionDecider['decide']>> = await inPhase('decision', iteration, () =>
+        this.decider.decide(common),
+      );
       if (outcome.kind === 'invalid') return outcome.planned;
       const at = iteration;
       safely(() => observer?.decision(at, outcome.decision));
       last = outcome.planned;
-      const verdict = await this.analyzer.analyze({ ...common, decision: outcome.decision });
+      const decision = outcome.decision;
+      const verdict: Awaited<ReturnType<RefinementAnalyzer['analyze']>> = await inPhase(
+        'refinement',
+        iteration,
+        () => this.analyzer.analyze({ ...common, decision }),
+      );
       safely(() => observer?.verdict(at, verdict));
       if (verdict.verdict === 'approve') {
         if (last.kind === 'resolution' || iteration >= this.minIterations) return last;
@@ -186,6 +192,12 @@ export class ActionDetermineLoop implements ActionDeterminer {
     }
     ctx.warning(`Reached the iteration cap (${this.maxIterations}); going with the last planned action`);
     return last;
+  }
+
+  /** Loads what a refinement verdict asked to explore into the context before the next iteration. */
+  private async explore(hints: ExplorationHints, round: ContextRoundInput, iteration: number): Promise<void> {
+    await this.contextLoop.load(hints.search_terms, hints.resource_paths, hints.tools_to_expand, round);
+    safely(() => this.options.observer?.contextUpdated(iteration, this.context.stats()));
   }
 
   /** The step's assessment; on invalid output the previous one stands, and null when there is none. */

@@ -11,6 +11,7 @@ import type { LoopObserver } from './ports';
 import { safely } from './observe';
 import type { ContextSnapshot, ResourceContext } from './workspace';
 import { segmentViews, toolViews } from './views';
+import { inPhase } from './phase-span';
 
 /** How many past searches discovery sees (as the original). */
 const SEARCH_HISTORY_SHOWN = 10;
@@ -48,7 +49,7 @@ export class ContextLoop {
     for (;;) {
       iteration += 1;
       const before = await this.snapshot(input.signal);
-      const plan = await this.discover(input, before);
+      const plan = await inPhase('discovery', iteration, () => this.discover(input, before));
       if (plan === null) break;
       safely(() => this.observer?.discoveryPlan(iteration, plan));
       await this.applyDiscovery(plan, input);
@@ -56,7 +57,9 @@ export class ContextLoop {
       if (!discoveryNeedsRefinement(plan)) break;
       if (iteration >= this.maxIterations) break; // discovery applied, relevance skipped (as the original)
       const loaded = await this.snapshot(input.signal);
-      const relevance = await this.relevance(input, loaded, plan.discovery_analysis);
+      const relevance = await inPhase('relevance', iteration, () =>
+        this.relevance(input, loaded, plan.discovery_analysis),
+      );
       if (relevance === null) continue;
       safely(() => this.observer?.refinementPlan(iteration, relevance));
       this.applyRelevance(relevance, input.ctx, iteration);

@@ -2,6 +2,7 @@ import type {
   ActionDecision,
   DiscoveryPlan,
   ErrorEnvelope,
+  ModelCallUsage,
   PursuitAssessment,
   RefinementDecision,
   RefinementPlan,
@@ -9,15 +10,10 @@ import type {
 import type { ResourceService } from '@novelrag/resource-client';
 
 /** One model call as the loop saw it (usage from the ChatResult; `ok: false` with the error code when it threw). */
-export interface LlmCallInfo {
-  readonly purpose: string;
-  readonly model: string;
-  readonly promptTokens: number;
-  readonly completionTokens: number;
-  readonly latencyMs: number;
-  readonly attempts: number;
-  readonly ok: boolean;
+export interface LlmCallInfo extends Omit<ModelCallUsage, 'error'> {
   readonly error?: ErrorEnvelope;
+  /** Set for a call a tool made (reported by the tool for this invocation). */
+  readonly invocationId?: string;
 }
 
 /** The size of the workspace after a discovery or relevance plan was applied. */

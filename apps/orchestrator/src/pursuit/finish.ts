@@ -1,5 +1,6 @@
 import { type PursuitOutcome, formatSteps } from '@novelrag/agenturn';
 import {
+  DEFAULT_AGENT_KIND,
   type GoalOutcome,
   type GoalRecord,
   type LimitHit,
@@ -8,6 +9,7 @@ import {
   canTransition,
 } from '@novelrag/contracts';
 import type { ThreadStore } from '@novelrag/bus';
+import { Metrics } from '@novelrag/telemetry';
 import type { GoalCheckpoint } from './checkpoint';
 import { goalOutcomeOf } from './records';
 import type { GoalTrace, GoalTraceDraft } from './trace';
@@ -106,6 +108,9 @@ export async function finishGoal(outcome: GoalOutcome, options: FinishOptions): 
   );
   await options.threads.finishGoal(record.threadId, historyEntryOf(record, outcome), options.workspace);
   trace.emit(finalEvent(outcome, options.requestedBy));
+  const labels = { status: outcome.status, agent: record.agent ?? DEFAULT_AGENT_KIND };
+  Metrics.goalsFinished.inc(labels);
+  Metrics.goalDuration.observe(labels, Math.max(0, Date.now() - Date.parse(record.createdAt)) / 1_000);
   await trace.flush();
 }
 

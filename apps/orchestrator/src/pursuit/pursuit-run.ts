@@ -22,6 +22,7 @@ import type { RunningGoal } from '../bus/running-goals';
 import { formatThreadHistory } from '../threads/thread-history';
 import { GoalCheckpoint } from './checkpoint';
 import { GoalExecutionContext } from './execution-context';
+import { type GoalSpans, currentTraceparent, inGoalSpan } from './goal-spans';
 import { type AppliedLimits, type FinishOptions, finalOutcome, finishGoal } from './finish';
 import { GoalInteractions, notPending } from './interactions';
 import { earlyOutcome, outcomeOfStep } from './records';
@@ -66,6 +67,8 @@ export class PursuitRun implements RunningGoal {
   private attempt: number | undefined;
   private readonly tokenBudget: number;
   private interactions: GoalInteractions | undefined;
+  /** The goal's step spans, once the goal span started. */
+  private spans: GoalSpans | undefined;
   /** Who cancelled the goal, from the first cancel event that named someone. */
   private cancelledBy: string | undefined;
 
@@ -119,7 +122,7 @@ export class PursuitRun implements RunningGoal {
     poll.unref();
     let end: PursuitEnd;
     try {
-      end = await this.pursue().catch((err: unknown) => {
+      end = await this.pursueInSpan().catch((err: unknown) => {
         // A fenced write refused: another pursuit owns the goal now, it acks or hands back the message, not this one.
         const reason = stopReasonOf(err);
         if (reason) return reason;
@@ -151,6 +154,14 @@ export class PursuitRun implements RunningGoal {
           error: err instanceof Error ? err.message : String(err),
         }),
       );
+  }
+
+  /** The pursuit inside the goal's span (see `inGoalSpan`), with the step spans the agent kind runs its steps in. */
+  private pursueInSpan(): Promise<PursuitEnd> {
+    return inGoalSpan(this.checkpoint.record, this.delivery.attempt, (spans) => {
+      this.spans = spans;
+      return this.pursue();
+    });
   }
 
   private async pursue(): Promise<PursuitEnd> {
@@ -217,6 +228,8 @@ export class PursuitRun implements RunningGoal {
         deadline,
         // A question asked before the crash stays recorded (with any answer given since): the re-sent call asks it again.
         attempts: (current.attempts ?? 0) + 1,
+        // A goal accepted without tracing joins the trace of its first traced pursuit.
+        ...(current.traceparent ? {} : currentTraceparent()),
       }),
       resumed ? 'resumed after a redelivery' : 'picked up',
     );
@@ -293,6 +306,7 @@ export class PursuitRun implements RunningGoal {
       beliefs: record.beliefs,
       workspace: () => started.run?.toolWorkspace(),
       trace,
+      tokensLeft: () => (this.tokenBudget > 0 ? this.tokenBudget - trace.usage.totalTokens : undefined),
     });
     this.interactions = new GoalInteractions({
       checkpoint,
@@ -336,6 +350,7 @@ export class PursuitRun implements RunningGoal {
       resources: deps.resources,
       limits: loopLimits(bounds.limits, record, deps.settings),
       signal: this.stop.signal,
+      ...(this.spans ? { spans: this.spans } : {}),
       hooks: stepCheckpoints(checkpointing),
       checkpoints: agentCheckpoints(checkpointing),
     });

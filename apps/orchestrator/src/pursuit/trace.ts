@@ -86,6 +86,7 @@ export class GoalTrace implements LoopObserver {
       attempts: Math.max(1, Math.round(info.attempts)),
       ok: info.ok,
       ...(info.error ? { error: info.error } : {}),
+      ...(info.invocationId ? { invocationId: info.invocationId } : {}),
     });
     this.onUsage(this.usage);
   }

@@ -13,10 +13,14 @@ import {
   errorReply,
   okReply,
 } from '@novelrag/contracts';
+import { activeContext, runInContext } from '@novelrag/telemetry';
 import type { ZodType } from 'zod';
 
 /** Where a message of a call that cannot be read is reported (subject and code only: no content). */
 export type DroppedMessage = (subject: string, issues: string) => void;
+
+/** A model call the tool reported (usage only). */
+export type ToolModelCall = Extract<RuntimeEvent, { kind: 'llm.call' }>;
 
 /** One call's registration with a CallRouter. */
 export interface CallMessages {
@@ -38,6 +42,9 @@ export function contextForCall(ctx: ExecutionContext, invocation: ToolInvocation
 interface Route {
   readonly invocation: ToolInvocation;
   readonly ctx: ExecutionContext;
+  /** What the call's messages cause (trace events, questions) belongs to the call's span, not the subscription's. */
+  readonly traceContext: ReturnType<typeof activeContext>;
+  readonly modelCall: (call: ToolModelCall) => void;
 }
 
 /**
@@ -47,8 +54,8 @@ interface Route {
  * output, progress and backlog become the context's calls; a confirm/request becomes `ctx.confirm`/`ctx.request`, whose
  * answer goes back to the tool (`{approved}`, `{text}`, `{timedOut}`, or the error the context raised: CANCELLED,
  * UNAVAILABLE, ...). A message of an invocation that does not run now is not routed: an event is ignored, a question
- * is answered CANCELLED. Invalid messages are dropped (a question gets VALIDATION_FAILED). Subscribed only while at
- * least one call runs. Nothing here throws into the connection.
+ * is answered CANCELLED. Invalid messages are dropped (a question gets VALIDATION_FAILED). A model call a tool reports
+ * goes to that call's `modelCall`. Subscribed only while at least one call runs. Nothing here throws into the connection.
  */
 export class CallRouter {
   private readonly routes = new Map<string, Route>();
@@ -61,8 +68,12 @@ export class CallRouter {
   ) {}
 
   /** Routes the messages of `invocation` (sent on `invocation`'s subjects) to `ctx` until closed. */
-  open(invocation: ToolInvocation, ctx: ExecutionContext): CallMessages {
-    const route: Route = { invocation, ctx };
+  open(
+    invocation: ToolInvocation,
+    ctx: ExecutionContext,
+    modelCall: (call: ToolModelCall) => void = () => undefined,
+  ): CallMessages {
+    const route: Route = { invocation, ctx, traceContext: activeContext(), modelCall };
     this.routes.set(invocation.invocationId, route);
     if (this.subs.length === 0) this.subscribe(invocation);
     return {
@@ -86,7 +97,10 @@ export class CallRouter {
           const event = parseBody(msg, RuntimeEvent, this.dropped);
           const route =
             event && event.goalId === this.goalId ? this.routes.get(event.invocationId) : undefined;
-          if (event && route) forwardEvent(route.ctx, event);
+          if (!event || !route) return;
+          runInContext(route.traceContext, () =>
+            event.kind === 'llm.call' ? route.modelCall(event) : forwardEvent(route.ctx, event),
+          );
         },
       }),
       this.nc.subscribe(invocation.interactSubject, {
@@ -108,7 +122,7 @@ export class CallRouter {
       return errorReply(errorEnvelope('VALIDATION_FAILED', 'goalId does not match the subject'));
     const route = this.routes.get(request.invocationId);
     if (!route) return errorReply(errorEnvelope('CANCELLED', 'that invocation is no longer running'));
-    return askThrough(route.ctx, request);
+    return runInContext(route.traceContext, () => askThrough(route.ctx, request));
   }
 }
 
@@ -128,6 +142,8 @@ function forwardEvent(ctx: ExecutionContext, event: RuntimeEvent): void {
       return ctx.progress(event.key, event.value, event.description);
     case 'backlog':
       return ctx.backlog(event.content, event.priority);
+    case 'llm.call':
+      return; // usage, not a message for the context: counted by the caller
   }
 }
 

@@ -18,6 +18,8 @@ export interface ToolCallScope {
   /** The agent's context when it decided the step (sent so content tools read what it read). */
   readonly workspace: () => ToolWorkspace | undefined;
   readonly trace: GoalTrace;
+  /** Tokens the goal has left under its budget (undefined: no budget). */
+  readonly tokensLeft?: () => number | undefined;
 }
 
 /** A pursuit's tool executor, which also tells whether an invocation runs now (a tool's question must come from one). */
@@ -57,6 +59,7 @@ export function remoteToolExecutors(
         log?.warn('dropped an invalid tool message', { subject, code: 'VALIDATION_FAILED', issues }),
       workspace: scope.workspace,
       beliefs: scope.beliefs,
+      ...(scope.tokensLeft ? { tokensLeft: scope.tokensLeft } : {}),
       ...dispatchTracing(scope.trace, tools),
       claimWatch: new ClaimWatch(nc, {
         ...(settings.toolClaimGraceMs === undefined ? {} : { graceMs: settings.toolClaimGraceMs }),
@@ -69,8 +72,21 @@ export function remoteToolExecutors(
 function dispatchTracing(
   trace: GoalTrace,
   tools: ToolRegistry,
-): Pick<RemoteToolExecutorOptions, 'onDispatch' | 'onOutcome'> {
+): Pick<RemoteToolExecutorOptions, 'onDispatch' | 'onOutcome' | 'onModelCall'> {
   return {
+    // A tool's model calls are the goal's too: traced as llm.call and summed into its usage (the token budget).
+    onModelCall: (inv, call) =>
+      trace.llmCall({
+        purpose: call.purpose,
+        model: call.model,
+        promptTokens: call.promptTokens,
+        completionTokens: call.completionTokens,
+        latencyMs: call.latencyMs,
+        attempts: call.attempts,
+        ok: call.ok,
+        ...(call.error ? { error: call.error } : {}),
+        invocationId: inv.invocationId,
+      }),
     onDispatch: (inv, reason) =>
       trace.emit({
         kind: 'operation.dispatched',

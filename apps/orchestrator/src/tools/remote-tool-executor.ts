@@ -10,7 +10,8 @@ import {
   describeIssues,
   errorEnvelope,
 } from '@novelrag/contracts';
-import { CallRouter, type DroppedMessage, contextForCall } from './call-messages';
+import { SpanKind, failSpan, inSpan } from '@novelrag/telemetry';
+import { CallRouter, type DroppedMessage, type ToolModelCall, contextForCall } from './call-messages';
 import { type ClaimWatch, sleep } from './claim-watch';
 import { ResourceLanes, resourcesOf } from './resource-lanes';
 import { type AttemptEnd, sendAttempt } from './tool-attempt';
@@ -39,12 +40,16 @@ export interface RemoteToolExecutorOptions {
   readonly workspace?: () => ToolWorkspace | undefined;
   /** The goal's beliefs (content directive of tool prompts). */
   readonly beliefs?: readonly string[];
+  /** Tokens the goal has left (sent with each call so the runner stops a tool that uses more); undefined: no limit. */
+  readonly tokensLeft?: () => number | undefined;
   /** Before each attempt is sent (trace `operation.dispatched`). Must not throw. */
   readonly onDispatch?: (invocation: ToolInvocation, reason: string) => void;
   /** Once per step when it ended (trace `operation.outcome`). Must not throw. */
   readonly onOutcome?: (report: DispatchReport) => void;
   /** A runtime event or question of a call that could not be read (subject and issues only). */
   readonly onDropped?: DroppedMessage;
+  /** A model call the tool reported (its tokens count against the goal's budget). Must not throw. */
+  readonly onModelCall?: (invocation: ToolInvocation, call: ToolModelCall) => void;
   /**
    * Notices a call that is lost while it is pending: its runner stopped renewing its claim in `tool-results`, or (a
    * tool that writes no claims) none of the tool's services answers a ping any more.
@@ -116,10 +121,28 @@ export class RemoteToolExecutor implements ToolExecutor {
     if ('error' in invocation) return this.outcome(plan, started, { failed: invocation.error });
     // Numbered above, when called; a call on a resource an earlier call of the group still works on waits for it.
     const leave = await this.lanes.enter(resourcesOf(plan.parameters));
-    const messages = this.router.open(invocation, contextForCall(ctx, invocation));
+    const messages = this.router.open(invocation, contextForCall(ctx, invocation), (call) =>
+      this.options.onModelCall?.(invocation, call),
+    );
     let ended: Ended | undefined;
     try {
-      ended = await this.attempts(plan, invocation, budgetMs, signal);
+      ended = await inSpan(
+        `execute_tool ${plan.tool}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': plan.tool,
+            'gen_ai.tool.call.id': invocation.invocationId,
+            'novelrag.step': step,
+          },
+        },
+        async (span) => {
+          const end = await this.attempts(plan, invocation, budgetMs, signal);
+          if (end.error) failSpan(span, end.error, end.error.code);
+          return end;
+        },
+      );
     } finally {
       messages.close();
       leave();
@@ -201,6 +224,7 @@ export class RemoteToolExecutor implements ToolExecutor {
     deadline: number,
   ): ToolInvocation | { error: ErrorEnvelope } {
     const workspace = this.options.workspace?.();
+    const tokenBudget = this.options.tokensLeft?.();
     const parsed = ToolInvocation.safeParse({
       schemaVersion: SCHEMA_VERSION,
       invocationId: invocationIdOf(this.options.goalId, step),
@@ -216,6 +240,7 @@ export class RemoteToolExecutor implements ToolExecutor {
       attempt: 1,
       ...(workspace ? { workspace } : {}),
       ...(this.options.beliefs ? { beliefs: [...this.options.beliefs] } : {}),
+      ...(tokenBudget === undefined ? {} : { tokenBudget: Math.max(0, Math.floor(tokenBudget)) }),
     });
     if (parsed.success) return parsed.data;
     return {

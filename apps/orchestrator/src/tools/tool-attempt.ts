@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mapTransportError, raceAbort } from '@novelrag/bus';
+import { mapTransportError, raceAbort, withTraceHeaders } from '@novelrag/bus';
 import {
   type ErrorEnvelope,
   Subjects,
@@ -78,7 +78,11 @@ export async function sendAttempt(
   const waitMs =
     Math.max(1, options.deadline - options.now()) + (options.lateReplyGraceMs ?? LATE_REPLY_GRACE_MS);
   try {
-    const request = nc.request(subject, JSON.stringify(invocation), { timeout: waitMs });
+    const headers = withTraceHeaders();
+    const request = nc.request(subject, JSON.stringify(invocation), {
+      timeout: waitMs,
+      ...(headers ? { headers } : {}),
+    });
     const msg = await raceAbort(request, stop, () => new Error('abandoned'));
     const late = options.now() - options.deadline;
     if (late > 0) {

@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Subjects } from '@novelrag/contracts';
 import type { ResourceRepository } from '@novelrag/repository';
 import { RepositoryResourceService, type RequestOf, type ResourceMethod } from '@novelrag/resource-client';
+import { Metrics, timed } from '@novelrag/telemetry';
 import { RESOURCE_REPOSITORY } from './tokens';
 
 const S = Subjects.resources;
@@ -27,7 +28,10 @@ export class ResourcesController {
 
   @MessagePattern(S.search)
   search(@Payload() body: unknown) {
-    return this.service.search(unparsed<'search'>(body));
+    return timed(
+      (s) => Metrics.searchLatency.observe(s),
+      () => this.service.search(unparsed<'search'>(body)),
+    );
   }
 
   @MessagePattern(S.segments)

@@ -1,4 +1,4 @@
-import type { ChatModel, PromptRenderer } from '@novelrag/agenturn';
+import type { ChatModel, ChatResult, PromptRenderer } from '@novelrag/agenturn';
 import { buildMessages, contentDirective } from '@novelrag/llm';
 import type { ToolContext } from '@novelrag/tool-kit';
 import type { z } from 'zod';
@@ -29,25 +29,65 @@ export class ToolLlm {
     call: PromptCall & { readonly schema: z.ZodType<T>; readonly schemaName: string },
     signal: AbortSignal,
   ): Promise<T> {
-    const result = await this.model.structured({
-      messages: this.messages(ctx, call),
-      purpose: call.purpose,
-      schema: call.schema,
-      schemaName: call.schemaName,
-      signal,
-      timeoutMs: this.remaining(ctx),
-    });
-    return result.value;
+    return this.reported(ctx, call.purpose, () =>
+      this.model.structured({
+        messages: this.messages(ctx, call),
+        purpose: call.purpose,
+        schema: call.schema,
+        schemaName: call.schemaName,
+        signal,
+        timeoutMs: this.remaining(ctx),
+      }),
+    );
   }
 
   async text(ctx: ToolContext, call: PromptCall, signal: AbortSignal): Promise<string> {
-    const result = await this.model.text({
-      messages: this.messages(ctx, call),
-      purpose: call.purpose,
-      signal,
-      timeoutMs: this.remaining(ctx),
+    const text = await this.reported(ctx, call.purpose, () =>
+      this.model.text({
+        messages: this.messages(ctx, call),
+        purpose: call.purpose,
+        signal,
+        timeoutMs: this.remaining(ctx),
+      }),
+    );
+    return text.trim();
+  }
+
+  /**
+   * Runs one model call and reports its usage to the goal (its tokens count against the goal's budget). A failed call
+   * is reported too, without tokens (the error does not say how many the provider counted).
+   */
+  private async reported<T>(
+    ctx: ToolContext,
+    purpose: string,
+    run: () => Promise<ChatResult<T>>,
+  ): Promise<T> {
+    const started = Date.now();
+    let result: ChatResult<T>;
+    try {
+      result = await run();
+    } catch (err) {
+      ctx.modelCall?.({
+        purpose,
+        model: 'unknown',
+        promptTokens: 0,
+        completionTokens: 0,
+        latencyMs: Date.now() - started,
+        attempts: 1,
+        ok: false,
+      });
+      throw err;
+    }
+    ctx.modelCall?.({
+      purpose,
+      model: result.model,
+      promptTokens: result.usage.promptTokens,
+      completionTokens: result.usage.completionTokens,
+      latencyMs: result.latencyMs,
+      attempts: result.attempts,
+      ok: true,
     });
-    return result.value.trim();
+    return result.value;
   }
 
   private messages(ctx: ToolContext, call: PromptCall) {

@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DEFAULT_AGENT_KIND, type GoalRecord, GoalSubmission, SCHEMA_VERSION } from '@novelrag/contracts';
+import { SpanKind, inSpan, traceparentOf } from '@novelrag/telemetry';
 import { BusError } from '../errors';
 import type { GoalStore } from '../stores/goal-store';
 import { submitGoal } from './streams';
@@ -48,14 +49,35 @@ export interface AcceptedGoal {
  * - Publishing fails: BusError UNAVAILABLE. Without an idempotency key nobody can repeat this goal id, so the record
  *   is removed; with one it stays queued and the caller's retry with the key publishes it.
  */
-export async function acceptGoal(
+export function acceptGoal(
   nc: NatsConnection,
   store: GoalStore,
   input: GoalSubmission,
   options: { subject?: string; timeoutMs?: number } = {},
 ): Promise<AcceptedGoal> {
   const submission = GoalSubmission.parse(input);
-  const record = newGoalRecord(submission, submission.submittedAt);
+  // The goal's trace starts here: the record keeps its traceparent, so every pursuit (a resumption too) continues it.
+  return inSpan(
+    'submit goal',
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: { 'novelrag.goal.id': submission.goalId, 'novelrag.goal.source': submission.source },
+    },
+    () => accept(nc, store, submission, options),
+  );
+}
+
+async function accept(
+  nc: NatsConnection,
+  store: GoalStore,
+  submission: GoalSubmission,
+  options: { subject?: string; timeoutMs?: number },
+): Promise<AcceptedGoal> {
+  const traceparent = traceparentOf();
+  const record = {
+    ...newGoalRecord(submission, submission.submittedAt),
+    ...(traceparent ? { traceparent } : {}),
+  };
   try {
     await store.create(record);
   } catch (err) {

@@ -9,6 +9,7 @@ import {
 } from '@nats-io/jetstream';
 import { GoalSubmission, Streams, Subjects } from '@novelrag/contracts';
 import { BusError } from '../errors';
+import { withTraceHeaders } from '../trace-headers';
 
 const ms = (n: number) => n * 1_000_000; // JetStream durations are nanoseconds
 
@@ -130,10 +131,11 @@ export async function submitGoal(
 ): Promise<SubmitResult> {
   const body = GoalSubmission.parse(submission);
   try {
+    const headers = withTraceHeaders();
     const ack = await jetstream(nc, { timeout: options.timeoutMs ?? 5_000 }).publish(
       options.subject ?? Subjects.goalSubmitted,
       JSON.stringify(body),
-      { msgID: body.goalId },
+      { msgID: body.goalId, ...(headers ? { headers } : {}) },
     );
     return { seq: ack.seq, duplicate: ack.duplicate };
   } catch (err) {

@@ -1,6 +1,8 @@
 import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SCHEMA_VERSION, Streams, Subjects, TraceEvent, type TraceKind } from '@novelrag/contracts';
+import { activeTraceIds } from '@novelrag/telemetry';
+import { withTraceHeaders } from '../trace-headers';
 
 type WithoutEnvelope<T> = T extends unknown
   ? Omit<T, 'schemaVersion' | 'seq' | 'at'> & { at?: string }
@@ -36,7 +38,8 @@ const MAX_TAKEN_SEQS = 3;
  * published at all). After a crash the next instance calls `resume(goalId)`, which reads the goal's newest stored event
  * so numbering continues; each event's `Nats-Msg-Id` is `<goalId>:<seq>`, so re-publishing after a retry is
  * de-duplicated by the stream.
- * `publish` validates the event against the contract first and rejects (never publishes) an invalid one.
+ * `publish` validates the event against the contract first and rejects (never publishes) an invalid one. An event
+ * written inside a span carries its trace and span id (and the message its `traceparent` header).
  */
 export class TracePublisher {
   private readonly next = new Map<string, number>();
@@ -88,6 +91,7 @@ export class TracePublisher {
    */
   async publish(draft: TraceDraft): Promise<TraceEvent> {
     let event = TraceEvent.parse({
+      ...activeTraceIds(),
       ...draft,
       schemaVersion: SCHEMA_VERSION,
       seq: this.next.get(draft.goalId) ?? (await this.resume(draft.goalId)).next,
@@ -112,8 +116,10 @@ export class TracePublisher {
     const js = jetstream(this.nc, { timeout: this.options.timeoutMs ?? 5_000 });
     for (let attempt = 1; ; attempt++) {
       try {
+        const headers = withTraceHeaders();
         const ack = await js.publish(subject, JSON.stringify(event), {
           msgID: `${event.goalId}:${event.seq}`,
+          ...(headers ? { headers } : {}),
         });
         return !(ack.duplicate && attempt === 1);
       } catch (err) {
