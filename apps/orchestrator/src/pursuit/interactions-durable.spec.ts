@@ -69,7 +69,12 @@ const setUp = (options: { recordPollMs?: number; defaultTimeoutMs?: number; now?
   const interactions = new GoalInteractions({
     checkpoint: self.checkpoint,
     trace,
-    running: (id: string) => (id === invocation.invocationId ? invocation : undefined),
+    running: (id: string) =>
+      id === invocation.invocationId
+        ? invocation
+        : id === 'inv-2'
+          ? { ...invocation, invocationId: 'inv-2', step: 3 }
+          : undefined,
     deadline: Date.now() + 600_000,
     defaultTimeoutMs: options.defaultTimeoutMs ?? 300_000,
     signal: stop.signal,
@@ -84,6 +89,10 @@ const pendingOf = (fake: FakeRecord): PendingInteraction => {
   if (!pending) throw new Error('no pending interaction');
   return pending;
 };
+
+const ans = (interactionId: string) =>
+  ({ schemaVersion: SCHEMA_VERSION, goalId: 'goal-1', interactionId, approved: true }) as const;
+const flush = () => new Promise((r) => setTimeout(r, 10));
 
 describe('GoalInteractions: durable questions', () => {
   it('applies NOVELRAG_INTERACTION_TIMEOUT_MS (the default) when the tool gives no timeout', async () => {
@@ -163,5 +172,29 @@ describe('GoalInteractions: durable questions', () => {
     now += 1_000;
     await expect(reply).resolves.toEqual({ ok: true, data: { approved: true } });
     expect(events).not.toContain('interaction.timed_out');
+  });
+
+  it('a queued invocation that re-sends its question is asked it ONCE (joins, not queued twice)', async () => {
+    const { fake, events, interactions } = setUp();
+    const a = interactions.request(question); // inv-1, asked at once
+    await flush();
+    const q2: InteractionRequest = { ...question, invocationId: 'inv-2', step: 3, message: 'delete it?' };
+    const b1 = interactions.request(q2); // inv-2, queued behind inv-1
+    const b2 = interactions.request(q2); // the runner re-sends it while it waits in the queue
+    interactions.answer(ans(fake.record.pendingInteraction!.interactionId));
+    await expect(a).resolves.toEqual({ ok: true, data: { approved: true } });
+    await flush();
+    const p2 = fake.record.pendingInteraction!;
+    expect(p2.invocationId).toBe('inv-2');
+    interactions.answer(ans(p2.interactionId));
+    await expect(b1).resolves.toEqual({ ok: true, data: { approved: true } });
+    await flush();
+    // Same invocation, same text: must be the SAME question, answered by the one answer.
+    expect(events.filter((k) => k === 'interaction.requested')).toHaveLength(2);
+    expect(fake.record.pendingInteraction).toBeUndefined();
+    await expect(Promise.race([b2, flush().then(() => 'still waiting')])).resolves.toEqual({
+      ok: true,
+      data: { approved: true },
+    });
   });
 });

@@ -72,6 +72,11 @@ export class GoalInteractions {
   private waiting: Waiting | undefined;
   private turn: Promise<void> = Promise.resolve();
   private idle = true;
+  /** Questions waiting for their turn, by invocation. */
+  private readonly queued = new Map<
+    string,
+    { readonly req: InteractionRequest; readonly reply: Promise<Reply<InteractionReply>> }
+  >();
   private readonly now: () => number;
 
   constructor(private readonly options: GoalInteractionsOptions) {
@@ -81,7 +86,10 @@ export class GoalInteractions {
   request(req: InteractionRequest): Promise<Reply<InteractionReply>> {
     const waiting = this.waiting;
     if (waiting?.reply && sameQuestion(waiting.pending, req)) return waiting.reply; // asked again: joins it
-    if (waiting && waiting.pending.invocationId === req.invocationId) {
+    // A question still waiting for its turn, asked again, joins it too (the runner re-sends it while it waits).
+    const queued = this.queued.get(req.invocationId);
+    if (queued && sameRequest(queued.req, req)) return queued.reply;
+    if (queued || waiting?.pending.invocationId === req.invocationId) {
       return Promise.resolve(
         errorReply(errorEnvelope('CONFLICT', 'another interaction of this call is pending')),
       );
@@ -91,7 +99,7 @@ export class GoalInteractions {
     let done!: () => void;
     const mine = new Promise<void>((resolve) => (done = resolve));
     this.turn = mine;
-    const asked = this.idle ? this.ask(req) : before.then(() => this.ask(req));
+    const asked = this.idle ? this.ask(req) : this.askAfter(before, req);
     this.idle = false;
     const release = () => {
       done();
@@ -99,6 +107,16 @@ export class GoalInteractions {
     };
     asked.then(release, release);
     return asked;
+  }
+
+  /** Asks `req` once the questions before it are done; until then a repeat of it joins this reply. */
+  private askAfter(before: Promise<void>, req: InteractionRequest): Promise<Reply<InteractionReply>> {
+    const reply = before.then(() => {
+      this.queued.delete(req.invocationId);
+      return this.ask(req);
+    });
+    this.queued.set(req.invocationId, { req, reply });
+    return reply;
   }
 
   private ask(req: InteractionRequest): Promise<Reply<InteractionReply>> {
@@ -278,6 +296,13 @@ function sameQuestion(pending: PendingInteraction, req: InteractionRequest): boo
   return pending.kind === 'confirm'
     ? req.kind === 'confirm' && pending.message === req.message
     : req.kind === 'request' && pending.prompt === req.prompt;
+}
+
+/** Whether two requests ask the same thing of the human (same call, same kind, same text). */
+function sameRequest(a: InteractionRequest, b: InteractionRequest): boolean {
+  if (a.invocationId !== b.invocationId) return false;
+  if (a.kind === 'confirm') return b.kind === 'confirm' && a.message === b.message;
+  return b.kind === 'request' && a.prompt === b.prompt;
 }
 
 function storedAnswer(pending: PendingInteraction | undefined, interactionId: string): Answered | undefined {
