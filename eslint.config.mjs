@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
-// Module boundaries (ARCHITECTURE.md §2): contracts = zod only; agenturn = nothing internal, no SDKs;
+// Module boundaries (docs/development.md): contracts = zod only; agenturn = nothing internal, no SDKs;
 // adapters may use contracts and agenturn; apps use libs, never another app; the test kit only in tests.
 const constraints = (testFiles) => [
   {

@@ -48,7 +48,7 @@ export interface ActionDetermineLoopOptions {
 }
 
 /**
- * The four-phase planner (seeds 000–002, novelrag-original §3.5): assessment → [context loop → decision → refinement
+ * The four-phase planner (see docs/orchestration.md): assessment → [context loop → decision → refinement
  * analysis] until the verdict approves or the iteration cap is hit, then the last planned action. One instance per
  * thread workspace: the workspace and the expanded tools carry over from step to step (and goal to goal when the
  * orchestrator restores the thread's state). Model misbehaviour degrades to a clear resolution; infrastructure errors

@@ -4,7 +4,7 @@ import { GenericContainer, type StartedTestContainer, Wait } from 'testcontainer
 import { qdrantContractStore } from './contract/qdrant-factory';
 import { describeStoreContract } from './contract/store-contract';
 
-// Where the Qdrant contract runs (stack-facts §4): QDRANT_URL first, else a qdrant/qdrant container when a
+// Where the Qdrant contract runs (docs/testing.md): QDRANT_URL first, else a qdrant/qdrant container when a
 // container runtime answers, else a visible skip. Jest registers tests synchronously, so the runtime probe runs
 // in a bounded child process (testcontainers' own detection) before the suite is declared.
 const IMAGE = process.env['QDRANT_IMAGE'] ?? 'qdrant/qdrant:v1.19.0';
