@@ -52,7 +52,7 @@ export {
   configFromAspect,
 } from './operations';
 export { ResourceTree } from './tree';
-export type { TreeChanges, ApplyResult, ExecuteResult, FindResult, TreeSnapshot } from './tree';
+export type { TreeChanges, ApplyResult, ExecuteResult, FindResult, TreeSnapshot } from './tree-types';
 export { UndoLog, UndoEntry, UndoLogJson } from './undo';
 export type { UndoRedoResult, ActionRunner, UndoLogOptions } from './undo';
 export {

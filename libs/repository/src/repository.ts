@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { AppliedKeys } from './applied-keys';
 import { Backlog, type BacklogEntry } from './backlog';
-import { ResourceError } from './errors';
 import { guard, unavailable, withOperationIndex } from './failures';
-import { historyJson, parseHistory, withJournal, type WriteJournal } from './history';
-import { type Aspect, contextView } from './model';
+import { historyJson, type WriteJournal } from './history';
+import type { Aspect } from './model';
 import {
   type AspectConfig,
   aspectFromConfig,
@@ -16,6 +15,8 @@ import {
 } from './operations';
 import { AsyncMutex } from './mutex';
 import { PendingRepair } from './pending-repair';
+import { loadRepository, settleLoaded } from './repository-open';
+import { searchRepository } from './repository-search';
 import type { Embedder, ResourceStore, SegmentsRequest, SegmentsResult } from './store.port';
 import type {
   ApplyOutcome,
@@ -31,7 +32,8 @@ import type {
 } from './repository-types';
 import { type PreparedWrite, StoreWriter } from './store-writer';
 import { TreeTransaction } from './transaction';
-import { type FindResult, ResourceTree, type TreeSnapshot } from './tree';
+import { ResourceTree } from './tree';
+import type { FindResult, TreeSnapshot } from './tree-types';
 import { type UndoEntry, UndoLog, type UndoLogJson } from './undo';
 
 /**
@@ -78,26 +80,8 @@ export class ResourceRepository {
     embedder: Embedder,
     options: RepositoryOptions = {},
   ): Promise<ResourceRepository> {
-    const state = await guard('load the store', () => store.load());
-    const history = parseHistory(state.undo, {
-      undo: {
-        ...(options.undoCap ? { cap: options.undoCap } : {}),
-        ...(options.clock ? { clock: options.clock } : {}),
-      },
-      appliedKeys: { ...options.appliedKeys, ...(options.clock ? { clock: options.clock } : {}) },
-    });
-    const backlogOptions = {
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.newId ? { newId: options.newId } : {}),
-    };
-    const backlog = state.backlog
-      ? Backlog.fromJSON(state.backlog, backlogOptions)
-      : new Backlog(backlogOptions);
-    const tree = new ResourceTree();
-    const loaded = withJournal(state.aspects, state.records, history.journal);
-    const { orphans } = tree.load(loaded.aspects, loaded.records);
-    const hashes = new Map(state.records.map((stored) => [stored.record.uri, stored.hash]));
-    const writer = new StoreWriter(store, embedder, tree, hashes);
+    const loaded = await loadRepository(store, embedder, options);
+    const { tree, writer, history, backlog } = loaded;
     const repo = new ResourceRepository(
       store,
       embedder,
@@ -108,20 +92,7 @@ export class ResourceRepository {
       backlog,
       options,
     );
-    if (history.journal) {
-      const journal = history.journal;
-      await guard('complete the last write', () => writer.complete(journal, state.aspects, state.records));
-    }
-    if (orphans.length > 0) {
-      await guard('delete orphan records', () => store.delete(orphans));
-      writer.forget(orphans);
-    }
-    const stale = writer.staleUris();
-    if (stale.length > 0) {
-      await guard('re-embed stale records', async () =>
-        writer.carryOut(await writer.prepare(stale, false, false)),
-      );
-    }
+    await settleLoaded(store, loaded);
     return repo;
   }
 
@@ -263,30 +234,10 @@ export class ResourceRepository {
    * Hybrid search; hits are returned as contextViews, best first; hits the tree no longer has are dropped.
    * Throws VALIDATION_FAILED (empty query), NOT_FOUND (unknown aspect), UNAVAILABLE.
    */
-  async search(query: string, options: { aspect?: string; limit?: number } = {}): Promise<SearchResult[]> {
-    if (query.trim().length === 0) throw new ResourceError('VALIDATION_FAILED', 'The search query is empty');
-    if (options.aspect !== undefined && !this.tree.getAspect(options.aspect)) {
-      throw new ResourceError('NOT_FOUND', `Aspect ${options.aspect} not found`, {
-        uri: `/${options.aspect}`,
-      });
-    }
-    const [vector] = await guard('embed the query', () => this.embedder.embed([query]));
-    const hits = await guard('search the store', () =>
-      this.store.search({
-        text: query,
-        vector: vector ?? [],
-        limit: options.limit ?? 20,
-        ...(options.aspect !== undefined ? { aspect: options.aspect } : {}),
-      }),
+  search(query: string, options: { aspect?: string; limit?: number } = {}): Promise<SearchResult[]> {
+    return searchRepository(this.tree, this.store, this.embedder, query, options, (read) =>
+      this.committed(read),
     );
-    return this.committed(() => {
-      const results: SearchResult[] = [];
-      for (const hit of hits) {
-        const record = this.tree.get(hit.uri);
-        if (record) results.push({ uri: hit.uri, score: hit.score, element: contextView(record) });
-      }
-      return results;
-    });
   }
 
   /** Property-filtered segments, computed by the store (see `SegmentData`). Throws UNAVAILABLE. */

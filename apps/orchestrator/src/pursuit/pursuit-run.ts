@@ -1,19 +1,9 @@
-import {
-  type Goal,
-  type InteractionHistory,
-  type OperationPlan,
-  type PursuitOutcome,
-  autonomousGoal,
-  operationPlan,
-  userGoal,
-} from '@novelrag/agenturn';
+import { type Goal, type PursuitOutcome, autonomousGoal, userGoal } from '@novelrag/agenturn';
 import {
   DEFAULT_AGENT_KIND,
   type GoalOutcome,
   type GoalRecord,
   type GoalSubmission,
-  type InFlightStep,
-  type ThreadRecord,
   errorEnvelope,
   errorReply,
 } from '@novelrag/contracts';
@@ -38,21 +28,8 @@ import {
 } from './stop';
 import { GoalTrace } from './trace';
 import { translateRequest } from './translation';
+import { type Bounds, type Scene, inFlightReplay, loopLimits } from './run-parts';
 import type { Delivery, PursuitDeps } from './types';
-
-/** Where a pursuit takes place: the thread, its history and the goal's language. */
-interface Scene {
-  readonly thread: ThreadRecord;
-  readonly history: InteractionHistory;
-  readonly historyText: string;
-  readonly lang: string;
-}
-
-/** The bounds of this pursuit and the goal's wall-clock deadline (epoch ms). */
-interface Bounds {
-  readonly limits: AppliedLimits;
-  readonly deadline: number;
-}
 
 /**
  * One pursuit of a goal whose thread this instance holds: pick it up (attempt counted, checkpoint fenced), translate a
@@ -400,23 +377,4 @@ export class PursuitRun implements RunningGoal {
     }
     return userGoal(description, record.request ?? description, createdAt);
   }
-}
-
-/** The step that was dispatched when the last pursuit stopped, to be executed again first (same invocation id). */
-/** The calls dispatched together with it are re-sent with it. */
-function inFlightReplay(record: GoalRecord): OperationPlan | undefined {
-  const inFlight = record.inFlight;
-  if (!inFlight || inFlight.index !== record.steps.length) return undefined;
-  const planOf = (p: InFlightStep['plan']) => operationPlan(p.tool, p.params, p.reason);
-  const group = (inFlight.group ?? []).map(planOf);
-  return group.length > 0 ? { ...planOf(inFlight.plan), group } : planOf(inFlight.plan);
-}
-
-/** The agent's limits: the goal's bounds plus the loop's iteration bounds (the goal's own, else the settings'). */
-function loopLimits(limits: AppliedLimits, record: GoalRecord, settings: PursuitDeps['settings']) {
-  return {
-    ...limits,
-    maxIterations: record.limits.maxIterations ?? settings.maxIterations,
-    minIterations: settings.minIterations,
-  };
 }
