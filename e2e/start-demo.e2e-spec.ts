@@ -46,8 +46,9 @@ function waitForOutput(
 }
 
 // The README's first command and the demo, as a newcomer runs them: `npm start` (the launcher) with no model key
-// starts NATS, the four services and the scripted model; `npm run demo --yes` pursues the 余归 goal to completion;
-// Ctrl-C stops everything.
+// starts NATS, the four services and the scripted model; `npm run demo --yes --ask "Who is 余归?"` pursues the 余归
+// goal to completion, then asks who she is (the `rag` agent kind): the answer streamed in pieces, its citations
+// verified against the documents the goal wrote; Ctrl-C stops everything.
 describe('npm start + npm run demo, offline', () => {
   let dataDir: string;
   let launcher: ChildProcess | undefined;
@@ -62,7 +63,7 @@ describe('npm start + npm run demo, offline', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('starts, runs the demo to a completed goal, and stops cleanly on Ctrl-C', async () => {
+  it('starts, runs the demo to a completed goal and a streamed, cited answer, and stops cleanly on Ctrl-C', async () => {
     const port = await freePort();
     const natsPort = await freePort();
     const env = offlineEnv({
@@ -84,16 +85,20 @@ describe('npm start + npm run demo, offline', () => {
     expect(out).toContain('Model         SCRIPTED');
     expect(existsSync(path.join(dataDir, 'run', 'launcher.json'))).toBe(true);
 
-    const demo = spawn(process.execPath, [path.join(REPO_ROOT, 'tools/scripts/demo.mjs'), '--yes'], {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const demo = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'tools/scripts/demo.mjs'), '--yes', '--ask', 'Who is 余归?'],
+      {
+        cwd: REPO_ROOT,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let demoOut = '';
     demo.stdout?.on('data', (d: Buffer) => (demoOut += d.toString()));
     demo.stderr?.on('data', (d: Buffer) => (demoOut += d.toString()));
     const demoCode = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => demo.kill('SIGKILL'), 120_000);
+      const timer = setTimeout(() => demo.kill('SIGKILL'), 180_000);
       demo.once('exit', (code) => {
         clearTimeout(timer);
         resolve(code);
@@ -103,11 +108,25 @@ describe('npm start + npm run demo, offline', () => {
     expect(demoOut).toContain('MODEL: SCRIPTED');
     expect(demoOut).toContain('[confirm] ResourceWriteTool asks');
     expect(demoOut).toContain('name: 余归');
+    // The question: answered over SSE in streamed pieces (the "Answer:" line is printed by the first piece), every
+    // citation verified against the documents the goal wrote.
+    const asked = demoOut.slice(demoOut.indexOf('Question (en): Who is 余归?'));
+    expect(asked).toContain('MODEL: SCRIPTED — the search, the grading and the answer are recorded');
+    expect(asked).toContain('[route] retrieve');
+    expect(asked).toContain('[retrieve] "余归" →');
+    expect(asked.indexOf('Answer:')).toBeGreaterThan(0);
+    expect(Number(/the answer arrived in (\d+) streamed piece/.exec(asked)?.[1])).toBeGreaterThan(1);
+    expect(asked).toContain('[answer] 5 citation(s), 0 unverified');
+    expect(asked).toContain(
+      '/character/yugui ✓ verified: "a quiet and stubborn young woman who never forgets a debt"',
+    );
+    expect(asked).toContain('/faction/azure_sect ✓ verified: "seat: Azure Peak"');
+    expect(asked).toContain('Citations: 5 of 5 verified');
 
     const stopped = new Promise<number | null>((resolve) => launcher!.once('exit', resolve));
     launcher.kill('SIGINT');
     expect(await stopped).toBe(0);
     expect(out).toContain('[novelrag] stopped');
     expect(existsSync(path.join(dataDir, 'run', 'launcher.json'))).toBe(false);
-  }, 300_000);
+  }, 360_000);
 });

@@ -17,6 +17,8 @@ const assessment = {
   exception_conditions: [],
   success_criteria: ['余归 exists'],
 };
+const ANSWER =
+  '余归 is <cite doc_id="doc_1" quote="a quiet and stubborn young woman">a quiet young woman</cite>.';
 const scenario = {
   name: 'test',
   model: 'scripted-test',
@@ -33,8 +35,13 @@ const scenario = {
       reply: { toolCall: { name: 'Finalize', arguments: { status: 'success' } } },
     },
     { id: 'chat', when: { contains: ['hello'] }, reply: { text: 'hi' } },
+    { id: 'answer', when: { contains: ['Who is'] }, reply: { text: ANSWER }, chunkDelayMs: 5 },
   ],
 };
+interface Chunk {
+  object: string;
+  choices: { finish_reason: string | null }[];
+}
 const tools: ToolDefinition[] = [
   { name: 'ResourceWrite', description: 'write', parameters: { type: 'object', properties: {} } },
   { name: 'Finalize', description: 'finish', parameters: { type: 'object', properties: {} } },
@@ -107,6 +114,62 @@ describe('scripted LLM server (tools/demo/scripted-llm.mjs)', () => {
       purpose: 'decide',
     });
     expect(second.value.toolCalls[0]?.name).toBe('Finalize');
+  });
+
+  it('streams a text answer in pieces, with its usage, through the SDK', async () => {
+    const stream = model().stream({
+      messages: [{ role: 'user', content: 'Who is 余归?' }],
+      purpose: 'answer',
+    });
+    const pieces: string[] = [];
+    for await (const piece of stream) pieces.push(piece);
+    expect(pieces.length).toBeGreaterThan(3);
+    expect(pieces.join('')).toBe(ANSWER);
+    const result = await stream.result;
+    expect(result.value).toEqual({ content: ANSWER, toolCalls: [] });
+    expect(result.usage.completionTokens).toBeGreaterThan(0);
+    expect(result.usage.totalTokens).toBe(result.usage.promptTokens + result.usage.completionTokens);
+  });
+
+  it('streams a tool call when tools are offered', async () => {
+    const stream = model().stream({
+      messages: [{ role: 'user', content: 'decide' }],
+      tools,
+      toolChoice: 'required',
+      purpose: 'decide',
+    });
+    const { value } = await stream.result;
+    expect(value.content).toBe('Writing.');
+    expect(value.toolCalls).toEqual([
+      expect.objectContaining({ name: 'ResourceWrite', arguments: { spec: '余归' } }),
+    ]);
+  });
+
+  it('sends OpenAI chunk events, the usage chunk only when asked for, then [DONE]', async () => {
+    const raw = async (streamOptions: object) => {
+      const res = await fetch(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'm',
+          stream: true,
+          ...streamOptions,
+          messages: [{ role: 'user', content: 'hello' }],
+        }),
+      });
+      expect(res.headers.get('content-type')).toBe('text/event-stream');
+      return (await res.text()).split('\n\n').filter(Boolean);
+    };
+    const withUsage = await raw({ stream_options: { include_usage: true } });
+    expect(withUsage.at(-1)).toBe('data: [DONE]');
+    const chunks = withUsage
+      .slice(0, -1)
+      .map((e) => JSON.parse(e.replace(/^data: /, '')) as Chunk);
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('stop');
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { completion_tokens: 1 } });
+    const without = await raw({});
+    expect(without.some((e) => e.includes('"usage"'))).toBe(false);
   });
 
   it('fails a request no rule answers, naming what was asked, and counts it', async () => {

@@ -11,9 +11,14 @@
 //   when.contains  strings that must ALL appear in the messages' text;  when.absent: strings that must NOT appear;
 //   when.anyOf     at least one of these strings must appear (e.g. the same marker in the en and zh templates)
 //   reply.json     the structured answer;  reply.toolCall {name, arguments} (+ reply.content);  reply.text
+//   delayMs        this rule's latency (instead of the server's);  chunkDelayMs: the pause between streamed pieces
+// A `stream: true` request gets the same reply as OpenAI streams it: `chat.completion.chunk` events (the text in
+// word-sized pieces, then any tool call, then the finish reason), a usage chunk when `stream_options.include_usage`,
+// and `data: [DONE]`.
 // A request no rule matches gets HTTP 500 (marked not retryable) naming the schema/tools, and is counted.
 //
-//   node tools/demo/scripted-llm.mjs [--scenario tools/demo/scenario.json] [--port 0] [--delay-ms 150] [--dump dir]
+//   node tools/demo/scripted-llm.mjs [--scenario tools/demo/scenario.json] [--port 0] [--delay-ms 150]
+//     [--chunk-delay-ms 0] [--dump dir]
 // --dump (or `dumpDir`) writes every chat request ({schema, tools, text, rule}) to <dir>/<n>.json: the way to record
 // or extend a scenario (run the system, read what the model was asked, write the rule).
 // GET /scripted/info → {scripted: true, scenario, served, unmatched}; /v1/models, /v1/embeddings (hashed vectors).
@@ -156,14 +161,73 @@ function readBody(req) {
 }
 
 /**
+ * The pieces a streamed text is sent in: words with their leading whitespace, cut to at most 8 characters (so a
+ * Chinese sentence, which has no spaces, is streamed in pieces too).
+ */
+export function streamPieces(text) {
+  return (text.match(/\s*\S+|\s+$/gu) ?? []).flatMap((word) => {
+    const chars = Array.from(word);
+    const pieces = [];
+    for (let i = 0; i < chars.length; i += 8) pieces.push(chars.slice(i, i + 8).join(''));
+    return pieces;
+  });
+}
+
+/** The `chat.completion.chunk` events of a completion, as OpenAI streams them (SSE, `data: [DONE]` last). */
+export function completionChunks(completion, includeUsage) {
+  const { message, finish_reason: finishReason } = completion.choices[0];
+  const chunk = (choices, extra = {}) => ({
+    id: completion.id,
+    object: 'chat.completion.chunk',
+    created: completion.created,
+    model: completion.model,
+    choices,
+    ...extra,
+  });
+  const delta = (d) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: null }]);
+  const chunks = [delta({ role: 'assistant', content: '' })];
+  for (const piece of streamPieces(message.content ?? '')) chunks.push(delta({ content: piece }));
+  (message.tool_calls ?? []).forEach((call, index) =>
+    chunks.push(delta({ tool_calls: [{ index, ...call }] })),
+  );
+  chunks.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: finishReason }]));
+  if (includeUsage) chunks.push(chunk([], { usage: completion.usage }));
+  return chunks;
+}
+
+/** Streams a completion as server-sent events, `chunkDelayMs` apart; stops when the client goes away. */
+function streamCompletion(res, completion, { includeUsage, chunkDelayMs, timers }) {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const events = [...completionChunks(completion, includeUsage).map((c) => JSON.stringify(c)), '[DONE]'];
+  const next = () => {
+    if (res.destroyed) return;
+    const event = events.shift();
+    if (event === undefined) return void res.end();
+    res.write(`data: ${event}\n\n`);
+    if (chunkDelayMs <= 0) return next();
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      next();
+    }, chunkDelayMs);
+    timers.add(timer);
+  };
+  next();
+}
+
+/**
  * Starts the server. `delayMs` is a fixed latency added to every chat answer (the demo uses a little so the progress
- * display is readable; the benchmark uses it as the model's per-call latency).
+ * display is readable; the benchmark uses it as the model's per-call latency). `chunkDelayMs` is the pause between the
+ * pieces of a streamed answer (a rule's own `chunkDelayMs` wins). `respond(request)` (scripts only) may compute a
+ * reply from the request ({schema, tools, text}) before the rules are consulted; undefined leaves it to the rules.
  */
 export async function startScriptedLlm({
   scenario = loadScenario(),
   host = '127.0.0.1',
   port = 0,
   delayMs = 0,
+  chunkDelayMs = 0,
+  respond = undefined,
   log = () => undefined,
   dumpDir = undefined,
 } = {}) {
@@ -225,10 +289,9 @@ export async function startScriptedLlm({
           usage: { prompt_tokens: 0, total_tokens: 0 },
         });
       }
-      if (body.stream === true)
-        return send(res, 400, error('the scripted model does not stream', 'invalid_request_error'));
       const request = describeRequest(body);
-      const rule = matchRule(scenario.rules, request);
+      const computed = respond?.(request);
+      const rule = computed ? { id: 'computed', reply: computed } : matchRule(scenario.rules, request);
       const what = `${request.schema ? `schema ${request.schema}` : 'no schema'}, tools [${request.tools.join(', ')}]`;
       if (dumpDir) {
         dumped += 1;
@@ -253,7 +316,15 @@ export async function startScriptedLlm({
       const id = rule.id ?? String(scenario.rules.indexOf(rule));
       stats.byRule[id] = (stats.byRule[id] ?? 0) + 1;
       log(`rule ${id} answers ${what}`);
-      const answer = () => send(res, 200, completionFor(rule.reply, body.model ?? model, request.text));
+      const completion = completionFor(rule.reply, body.model ?? model, request.text);
+      const answer = () =>
+        body.stream === true
+          ? streamCompletion(res, completion, {
+              includeUsage: body.stream_options?.include_usage === true,
+              chunkDelayMs: rule.chunkDelayMs ?? chunkDelayMs,
+              timers,
+            })
+          : send(res, 200, completion);
       const wait = rule.delayMs ?? delayMs;
       if (wait <= 0) return answer();
       const timer = setTimeout(() => {
@@ -297,6 +368,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       port: { type: 'string' },
       host: { type: 'string' },
       'delay-ms': { type: 'string' },
+      'chunk-delay-ms': { type: 'string' },
       quiet: { type: 'boolean' },
       dump: { type: 'string' },
     },
@@ -306,6 +378,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     host: values.host ?? '127.0.0.1',
     port: Number(values.port ?? 0),
     delayMs: Number(values['delay-ms'] ?? 0),
+    chunkDelayMs: Number(values['chunk-delay-ms'] ?? 0),
     log: values.quiet ? () => undefined : (line) => console.error(`[scripted-llm] ${line}`),
     dumpDir: values.dump ? path.resolve(values.dump) : undefined,
   });

@@ -4,8 +4,12 @@
 // the pursuit live phase by phase with a progress line, answers the confirmation (asks on a terminal; --yes / --no
 // answer for you), then prints the outcome and the created resource. Says on screen whether the model is real or the
 // scripted offline scenario (from data/run/launcher.json, written by `npm start`).
+// --ask "<question>": then asks the repository that question (the `rag` agent kind, as `novelrag ask` does): the answer
+// is printed as it is streamed, then its citations, each verified against the document it quotes. When 余归 already
+// exists (an earlier demo run), the goal is skipped and only the question is asked.
 //
-//   npm run demo [-- --lang zh] [--yes|--no] [--verbose] [--url http://127.0.0.1:8080] [--api-key KEY] [--wait ms]
+//   npm run demo [-- --lang zh] [--yes|--no] [--ask QUESTION] [--verbose] [--url http://127.0.0.1:8080]
+//     [--api-key KEY] [--wait ms]
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,6 +31,7 @@ try {
       lang: { type: 'string', default: 'en' },
       yes: { type: 'boolean', short: 'y' },
       no: { type: 'boolean' },
+      ask: { type: 'string' },
       verbose: { type: 'boolean', short: 'v' },
       url: { type: 'string' },
       'api-key': { type: 'string' },
@@ -39,12 +44,19 @@ try {
   process.exit(2);
 }
 if (values.help) {
-  console.log('usage: npm run demo [-- --lang en|zh] [--yes|--no] [--verbose] [--url URL] [--api-key KEY]');
+  console.log(
+    'usage: npm run demo [-- --lang en|zh] [--yes|--no] [--ask QUESTION] [--verbose] [--url URL] [--api-key KEY]',
+  );
   process.exit(0);
 }
 const request = REQUESTS[values.lang];
 if (!request) {
   console.error(`demo: --lang must be one of ${Object.keys(REQUESTS).join(', ')}`);
+  process.exit(2);
+}
+const question = values.ask?.trim();
+if (values.ask !== undefined && (!question || question.length > 2_000)) {
+  console.error('demo: --ask needs a question of 1..2000 characters');
   process.exit(2);
 }
 if (values.yes && values.no) {
@@ -73,20 +85,26 @@ const io = cli.processIo();
 const s = io.style;
 const client = new cli.GatewayClient({ url, apiKey, timeoutMs: 15_000 });
 
-async function main() {
+const scripted = launcher?.model?.mode === 'scripted';
+
+/** Whether the gateway answers; explains how to start the system when not. */
+async function systemReady() {
   try {
     const res = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(5_000) });
     if (!res.ok) throw new Error(`health/ready answered ${res.status}`);
+    return true;
   } catch (err) {
     io.err(`${s.red('The system is not running')} at ${url} (${err.cause?.message ?? err.message}).`);
     io.err(
       'Start it in another terminal with `npm start`, wait for "NovelRAG is running", then run `npm run demo`.',
     );
-    return 3;
+    return false;
   }
+}
 
-  io.out(s.bold('NovelRAG demo') + s.dim(`  (gateway ${url})`));
-  if (launcher?.model?.mode === 'scripted') {
+/** Says whether the model is real or the scripted recording. */
+function showModel() {
+  if (scripted) {
     io.out(
       s.yellow(
         `MODEL: SCRIPTED — replaying the recorded scenario "${launcher.model.scenario}" (no OPENAI_API_KEY/OPENAI_BASE_URL set).`,
@@ -102,21 +120,20 @@ async function main() {
   } else {
     io.out(s.dim('MODEL: unknown (the system was not started with `npm start` from this folder)'));
   }
-  io.out(`\nRequest (${values.lang}): ${s.bold(request)}\n`);
-  if (launcher?.model?.mode === 'scripted') {
-    const existing = await client.request('/v1/resources/search', SearchReply, {
-      method: 'POST',
-      body: { query: '余归', limit: 1 },
-    });
-    if (existing.hits[0]?.uri === '/character/yugui')
-      io.out(
-        s.yellow(
-          '余归 already exists here: the recording expects a fresh repository, so this run will stop as incomplete.\n' +
-            'Undo the previous run (npx novelrag undo, until "No actions to undo") or start with a new NOVELRAG_DATA_DIR.\n',
-        ),
-      );
-  }
+}
 
+/** The URI of 余归 in the repository, if it is there. */
+async function findYugui() {
+  const hits = await client.request('/v1/resources/search', SearchReply, {
+    method: 'POST',
+    body: { query: '余归', limit: 1 },
+  });
+  return hits.hits[0]?.uri;
+}
+
+/** Pursues the example goal, then shows the resource it wrote. Returns the goal as stored at its end. */
+async function runGoal() {
+  io.out(`\nRequest (${values.lang}): ${s.bold(request)}\n`);
   const accepted = await client.request('/v1/goals', cli.GoalAccepted, {
     method: 'POST',
     body: { request, lang: values.lang },
@@ -141,19 +158,103 @@ async function main() {
   io.out(
     `\n${s.bold('Outcome:')} ${goal.status}${goal.outcome?.resolutionStatus ? ` (${goal.outcome.resolutionStatus})` : ''}`,
   );
-  const hits = await client.request('/v1/resources/search', SearchReply, {
-    method: 'POST',
-    body: { query: '余归', limit: 1 },
-  });
-  const uri = hits.hits[0]?.uri;
+  const uri = await findYugui();
   if (uri) {
     const found = await client.request('/v1/resources', FindReply, { query: { uri } });
     io.out(`\n${s.bold('The resource:')}\n${cli.renderFind(found)}`);
   } else {
     io.out(s.dim('\n(no resource named 余归 in the repository)'));
   }
-  io.out(s.dim(`\nMore: npx novelrag show ${goal.goalId} · npx novelrag undo · npx novelrag get /`));
-  return goal.status === 'completed' ? 0 : 1;
+  return goal;
+}
+
+/**
+ * Asks the repository the question (agent kind `rag`): prints the answer as it is streamed (the CLI's follow), its
+ * citations, and how many pieces arrived. Returns the goal as stored at its end.
+ */
+async function askQuestion() {
+  io.out(s.bold(`\n── question ${'─'.repeat(47)}`));
+  io.out(`Question (${values.lang}): ${s.bold(question)}`);
+  if (scripted)
+    io.out(
+      s.yellow(
+        'MODEL: SCRIPTED — the search, the grading and the answer are recorded replies about 余归 (any question gets\n' +
+          '       them); the citations are still verified for real against the documents the goal wrote.',
+      ),
+    );
+  let pieces = 0;
+  const counting = {
+    ...io,
+    write: (text) => {
+      if (text !== '\n') pieces += 1; // the answer's closing line break is written too
+      io.write(text);
+    },
+  };
+  const accepted = await client.request('/v1/goals', cli.GoalAccepted, {
+    method: 'POST',
+    body: { agent: 'rag', request: question, lang: values.lang },
+  });
+  io.out(s.dim(`goal ${accepted.goalId} accepted (${accepted.status}); following its trace…`));
+  const goal = await cli.followGoal(client, accepted.goalId, {
+    io: counting,
+    json: false,
+    verbose: Boolean(values.verbose),
+    answers: 'decline',
+    waitMs,
+  });
+  if (pieces > 0) io.out(s.dim(`(the answer arrived in ${pieces} streamed piece(s))`));
+  else if (goal.outcome?.response)
+    io.out(
+      `${s.bold('Answer')} ${s.dim('(from the outcome: no streamed piece reached us)')}:\n${goal.outcome.response}`,
+    );
+  const citations = goal.outcome?.citations ?? [];
+  const verified = citations.filter((c) => c.verified).length;
+  io.out(
+    `\n${s.bold('Citations:')} ${verified} of ${citations.length} verified against the documents they quote`,
+  );
+  if (scripted && verified < citations.length)
+    io.out(
+      s.yellow(
+        'The recording quotes what the demo goal writes in this language (--lang); a repository the other language\n' +
+          'wrote does not hold those quotes, so they are unverified (and stripped): the check is real.',
+      ),
+    );
+  return goal;
+}
+
+async function main() {
+  if (!(await systemReady())) return 3;
+  io.out(s.bold('NovelRAG demo') + s.dim(`  (gateway ${url})`));
+  showModel();
+  const existing = scripted ? await findYugui() : undefined;
+  let goal;
+  if (question && existing === '/character/yugui') {
+    io.out(
+      s.dim('\n余归 is already in the repository (an earlier demo run): skipping the goal, asking at once.'),
+    );
+  } else {
+    if (existing === '/character/yugui')
+      io.out(
+        s.yellow(
+          '余归 already exists here: the recording expects a fresh repository, so this run will stop as incomplete.\n' +
+            'Undo the previous run (npx novelrag undo, until "No actions to undo") or start with a new NOVELRAG_DATA_DIR.\n',
+        ),
+      );
+    goal = await runGoal();
+    if (goal.status !== 'completed') return 1;
+  }
+  const more = [
+    goal ? `npx novelrag show ${goal.goalId}` : undefined,
+    'npx novelrag undo',
+    'npx novelrag get /',
+  ];
+  if (question) {
+    const asked = await askQuestion();
+    io.out(s.dim(`\nMore: npx novelrag show ${asked.goalId} · npx novelrag ask "…" --lang ${values.lang}`));
+    return asked.status === 'completed' ? 0 : 1;
+  }
+  io.out(s.dim(`\nMore: ${more.filter(Boolean).join(' · ')}`));
+  return 0;
 }
 
 main().then(
