@@ -2,15 +2,20 @@
 // `npm run eval:retrieval`: builds the workspace (incremental `tsc -b`), loads the bilingual fixture world of
 // eval/retrieval into the in-memory and the LanceDB store (a temporary folder) with the offline embedder, asks
 // every question of eval/retrieval/questions.json and prints recall@5, recall@10 and MRR by kind and language.
+// Then the same for the hybrid hits reranked by the `rerank` tool (its prompt, the model through the real OpenAI SDK):
+// always with the scripted reranker (a word-overlap stand-in served by tools/demo/scripted-llm.mjs, not a model), and
+// with the configured model when OPENAI_BASE_URL/OPENAI_API_KEY are set; a last table compares them.
 //   --stores memory,lancedb   which stores (default both)
 //   --misses                  also list the questions whose answer was not in the top 10, with what came back
 //   --json <file>             write the figures as JSON too
 //   --tune                    search the fusion weights on the questions (in-memory store), with a 2-fold cross-validation
+//   --rerank scripted,model   which rerankers (default scripted, plus model when a provider is configured; none: skip)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
 
 await ensureEnv(import.meta.url);
@@ -84,5 +89,106 @@ if (argv.includes('--tune')) {
   );
   await repo.close();
 }
+const rerankers = (
+  arg('rerank') ?? (llm.hasLlmProvider(llm.parseLlmEnv(process.env)) ? 'scripted,model' : 'scripted')
+)
+  .split(',')
+  .map((r) => r.trim())
+  .filter((r) => r && r !== 'none');
+if (rerankers.length > 0) out.rerank = await evaluateRerank(rerankers);
+
+/** Hybrid hits (in-memory store, top 10) reranked by each reranker; prints their tables and a comparison. */
+async function evaluateRerank(names) {
+  const { toolReranker, overlapRanking } = require(
+    path.join(root, 'apps/tool-runner/dist/eval/rerank-eval.js'),
+  );
+  const { startScriptedLlm } = await import(
+    pathToFileURL(path.join(root, 'tools/demo/scripted-llm.mjs')).href
+  );
+  const repo = await domain.ResourceRepository.open(new domain.InMemoryResourceStore(), embedder);
+  const modelEnv = llm.parseLlmEnv(process.env);
+  const scripted = names.includes('scripted')
+    ? await startScriptedLlm({
+        scenario: { name: 'rerank-overlap', rules: [] },
+        respond: (request) => {
+          const ranking = request.schema === 'document_ranking' ? overlapRanking(request.text) : undefined;
+          return ranking ? { json: ranking } : undefined;
+        },
+      })
+    : undefined;
+  try {
+    await evaluation.seedWorld(repo, world);
+    // Each hit as the resource-service answers it (an ElementContext), which the rerank tool's documents are made of.
+    const records = new Map(repo.snapshot().records.map((r) => [r.uri, r]));
+    const contextOf = ({ uri, id, aspect, properties, relationships, children }) => ({
+      ...{ uri, id, aspect, properties, relationships },
+      childIds: children,
+    });
+    const asked = [];
+    for (const question of questions) {
+      const hits = await repo.search(question.q, { limit: 10 });
+      asked.push({
+        question,
+        hits: hits.map((h) => ({ uri: h.uri, element: contextOf(records.get(h.uri)) })),
+      });
+    }
+    const rows = [
+      [
+        'hybrid',
+        evaluation.report(
+          asked.map((a) =>
+            evaluation.resultOf(
+              a.question,
+              a.hits.map((h) => h.uri),
+            ),
+          ),
+        ),
+      ],
+    ];
+    for (const name of names) {
+      const model =
+        name === 'scripted'
+          ? new llm.OpenAIChatModel({
+              baseURL: scripted.baseURL,
+              apiKey: 'scripted',
+              models: { default: 'scripted' },
+              maxRetries: 0,
+            })
+          : name === 'model'
+            ? llm.createChatModelFromEnv(modelEnv)
+            : undefined;
+      if (!model) {
+        console.error(
+          name === 'model'
+            ? 'rerank with a model needs OPENAI_BASE_URL or OPENAI_API_KEY'
+            : `unknown reranker ${name} (scripted, model)`,
+        );
+        process.exit(2);
+      }
+      const label =
+        name === 'scripted'
+          ? 'hybrid + rerank (scripted: word-overlap stand-in, not a model)'
+          : `hybrid + rerank (model ${modelEnv.NOVELRAG_MODELS?.rerank ?? modelEnv.NOVELRAG_MODEL})`;
+      const rerank = toolReranker(model);
+      const results = [];
+      for (const { question, hits } of asked)
+        results.push(evaluation.resultOf(question, await rerank(question.q, question.lang, hits)));
+      const report = evaluation.report(results);
+      rows.push([label, report]);
+      console.log(`\n${evaluation.formatReport(`memory, ${label} (${questions.length} questions)`, report)}`);
+    }
+    console.log('\n### hybrid alone and with rerank (memory store, the same top 10 hits)\n');
+    console.log('| ranking | recall@5 | recall@10 | MRR |\n|---|---|---|---|');
+    for (const [label, r] of rows)
+      console.log(
+        `| ${label} | ${r.overall.recallAt5.toFixed(2)} | ${r.overall.recallAt10.toFixed(2)} | ${r.overall.mrr.toFixed(2)} |`,
+      );
+    return Object.fromEntries(rows);
+  } finally {
+    await scripted?.close();
+    await repo.close();
+  }
+}
+
 const json = arg('json');
 if (json) writeFileSync(json, `${JSON.stringify(out, null, 2)}\n`);

@@ -94,6 +94,12 @@ export interface QuestionResult {
   readonly top: string[];
 }
 
+/** A question's result for the URIs returned, best first (another ranking of the same hits, e.g. reranked). */
+export function resultOf(question: Question, top: string[]): QuestionResult {
+  const index = top.findIndex((uri) => question.answers.includes(uri));
+  return { question, rank: index >= 0 ? index + 1 : null, top };
+}
+
 /** Runs every question through `repo.search` (limit 10). */
 export async function askAll(
   repo: ResourceRepository,
@@ -102,9 +108,12 @@ export async function askAll(
   const out: QuestionResult[] = [];
   for (const question of questions) {
     const hits = await repo.search(question.q, { limit: 10 });
-    const top = hits.map((hit) => hit.uri);
-    const index = top.findIndex((uri) => question.answers.includes(uri));
-    out.push({ question, rank: index >= 0 ? index + 1 : null, top });
+    out.push(
+      resultOf(
+        question,
+        hits.map((hit) => hit.uri),
+      ),
+    );
   }
   return out;
 }
