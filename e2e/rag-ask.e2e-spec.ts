@@ -12,7 +12,8 @@ import {
 
 // A question to the `rag` agent kind through the whole system (every service an OS process, real NATS, the embedded
 // store, the model faked at the HTTP boundary): retrieval by a tool-runner, the answer streamed over SSE as
-// `answer.delta` events while it is written, and the goal completed with its citations verified against the documents.
+// `answer.delta` events while it is written, and the goal completed with its citations verified against the documents;
+// kill -9 of the orchestrator mid-answer, after which another one resumes the goal and writes the answer anew.
 describe('rag: asking the repository (REST SSE and `novelrag ask`)', () => {
   let system: System;
   const LINFENG = '/character/linfeng';
@@ -50,6 +51,22 @@ describe('rag: asking the repository (REST SSE and `novelrag ask`)', () => {
       { after: listening, then: { json: { path: 'retrieve', reason: 'it names a character' } } },
     );
     installRules(system.fake, rules);
+  }
+
+  /** The goal completed with ANSWER as its response and both citations verified against 林风's document. */
+  async function expectAnsweredWithCitations(goalId: string): Promise<void> {
+    const citation = { docId: DOC_ID, uri: LINFENG, verified: true };
+    const goal = await system.http(`/v1/goals/${goalId}`);
+    expect(goal.body).toMatchObject({
+      status: 'completed',
+      outcome: {
+        response: ANSWER,
+        citations: [
+          { ...citation, quote: 'a swordsman of the southern hills' },
+          { ...citation, quote: 'rival of the Azure Sect' },
+        ],
+      },
+    });
   }
 
   beforeAll(async () => {
@@ -101,18 +118,7 @@ describe('rag: asking the repository (REST SSE and `novelrag ask`)', () => {
       .map((e) => TraceEvent.parse(JSON.parse(e.data ?? '')));
     const answered = trace.find((e) => e.kind === 'rag.answer');
     expect(answered).toMatchObject({ path: 'retrieve', answer: ANSWER, unverified: 0, limited: false });
-    const citation = { docId: DOC_ID, uri: LINFENG, verified: true };
-    const goal = await system.http(`/v1/goals/${goalId}`);
-    expect(goal.body).toMatchObject({
-      status: 'completed',
-      outcome: {
-        response: ANSWER,
-        citations: [
-          { ...citation, quote: 'a swordsman of the southern hills' },
-          { ...citation, quote: 'rival of the Azure Sect' },
-        ],
-      },
-    });
+    await expectAnsweredWithCitations(goalId);
   }, 120_000);
 
   it('`novelrag ask` prints the answer as it is written, then its citations', async () => {
@@ -148,4 +154,70 @@ describe('rag: asking the repository (REST SSE and `novelrag ask`)', () => {
     expect(run.stdout).toContain(`  [1] ${LINFENG} ✓ verified: "a swordsman of the southern hills"`);
     expect(run.stdout).toContain(`  [2] ${LINFENG} ✓ verified: "rival of the Azure Sect"`);
   }, 120_000);
+  it('kill -9 of the orchestrator while the answer streams: another resumes the goal, which completes with verified citations', async () => {
+    let connected!: () => void;
+    let streaming!: () => void;
+    const midAnswer = new Promise<void>((resolve) => (streaming = resolve));
+    system.fake.reset();
+    system.fake.once(
+      { schemaName: 'query_route' },
+      {
+        after: new Promise<void>((resolve) => (connected = resolve)),
+        then: { json: { path: 'retrieve', reason: 'it names a character' } },
+      },
+    );
+    // The first answer stops after two pieces and never ends: the orchestrator is killed while it waits for more.
+    system.fake.once(
+      { where: (r) => JSON.stringify(r.body).includes('<output_rules>') },
+      { chunks: ['林风 ', 'is '], end: 'hang' },
+    );
+    installRules(system.fake, rules);
+    const submitted = await system.http('/v1/goals', {
+      method: 'POST',
+      body: JSON.stringify({ agent: 'rag', request: 'Who is 林风?', lang: 'en' }),
+    });
+    const goalId = String(submitted.body['goalId']);
+    const res = await fetch(`${system.url}/v1/goals/${goalId}/events`, {
+      signal: AbortSignal.timeout(170_000),
+    });
+    const reading = readSse(res, Infinity, (e) => {
+      if (e.id !== undefined) connected();
+      // Both pieces of the first answer reached us (its second has index 1).
+      if (e.event === 'answer.delta' && AnswerDelta.parse(JSON.parse(e.data ?? '')).index === 1) streaming();
+    });
+
+    // The answer is being streamed to us: kill -9 the orchestrator writing it; a new one takes the goal over.
+    await midAnswer;
+    const orchestrator = system.processes.find((p) => p.name === 'rag-ask-orch-1');
+    if (!orchestrator) throw new Error('no orchestrator rag-ask-orch-1');
+    const exited = new Promise((resolve) => orchestrator.child.once('exit', resolve));
+    orchestrator.child.kill('SIGKILL');
+    await exited;
+    await system.start('orchestrator', 'rag-ask-orch-2');
+
+    const events = await reading;
+    const pieces = events
+      .filter((e) => e.event === 'answer.delta')
+      .map((e) => AnswerDelta.parse(JSON.parse(e.data ?? '')));
+    const attempt = (n: number) => pieces.filter((p) => p.attempt === n);
+    expect(attempt(1).map((p) => p.text)).toEqual(['林风 ', 'is ']);
+    // The resumed pursuit writes the answer anew, under its own attempt, from index 0.
+    const again = pieces.filter((p) => p.attempt > 1);
+    expect(new Set(again.map((p) => p.attempt)).size).toBe(1);
+    expect(again.map((p) => p.index)).toEqual(again.map((_, i) => i));
+    expect(again.map((p) => p.text).join('')).toBe(ANSWER);
+    const trace = events
+      .filter((e) => e.id !== undefined)
+      .map((e) => TraceEvent.parse(JSON.parse(e.data ?? '')));
+    expect(trace.filter((e) => e.kind === 'goal.started')).toHaveLength(2);
+    // The retrieval made before the crash is not made again, nor the route asked again.
+    expect(trace.filter((e) => e.kind === 'rag.retrieve')).toHaveLength(1);
+    expect(system.fake.requests.filter((r) => r.schemaName === 'query_route')).toHaveLength(1);
+    expect(trace.at(-1)).toMatchObject({ kind: 'goal.completed' });
+
+    // A client that connects afterwards reads the whole answer from the final events, citations verified.
+    const replay = (await system.events(goalId, { timeoutMs: 30_000 })).map((e) => e.event);
+    expect(replay.find((e) => e.kind === 'rag.answer')).toMatchObject({ answer: ANSWER, unverified: 0 });
+    await expectAnsweredWithCitations(goalId);
+  }, 180_000);
 });
