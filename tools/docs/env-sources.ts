@@ -35,10 +35,10 @@ export const ENV_SOURCES: readonly EnvSource[] = [
   },
   {
     title: 'Model provider',
-    readBy: 'orchestrator, tool-runner, resource-service',
+    readBy: 'orchestrator, tool-runner, resource-service, `npm run eval:retrieval`',
     definedIn: 'libs/llm/src/config.ts (`LlmEnv`)',
     intro:
-      'The OpenAI-compatible provider. The orchestrator and the tool-runner use the chat model; the resource-service uses the embeddings variables.',
+      'The OpenAI-compatible provider. The orchestrator and the tool-runner use the chat model; the resource-service uses the embeddings variables; `npm run eval:retrieval` uses both (the reranking model when `OPENAI_*` is set).',
     schema: LlmEnv,
   },
   {

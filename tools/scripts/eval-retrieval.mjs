@@ -25,6 +25,21 @@ const arg = (name) => {
   return index >= 0 ? argv[index + 1] : undefined;
 };
 const stores = (arg('stores') ?? 'memory,lancedb').split(',').map((s) => s.trim());
+const hasProvider = Boolean(process.env.OPENAI_BASE_URL || process.env.OPENAI_API_KEY);
+const rerankers = (arg('rerank') ?? (hasProvider ? 'scripted,model' : 'scripted'))
+  .split(',')
+  .map((r) => r.trim())
+  .filter((r) => r && r !== 'none');
+for (const name of rerankers) {
+  if (name !== 'scripted' && name !== 'model') {
+    console.error(`unknown reranker ${name} (scripted, model, none)`);
+    process.exit(2);
+  }
+  if (name === 'model' && !hasProvider) {
+    console.error('rerank with a model needs OPENAI_BASE_URL or OPENAI_API_KEY');
+    process.exit(2);
+  }
+}
 
 console.log('[novelrag] building (incremental tsc -b)…');
 const build = spawnSync(bin('tsc'), ['-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
@@ -89,12 +104,6 @@ if (argv.includes('--tune')) {
   );
   await repo.close();
 }
-const rerankers = (
-  arg('rerank') ?? (llm.hasLlmProvider(llm.parseLlmEnv(process.env)) ? 'scripted,model' : 'scripted')
-)
-  .split(',')
-  .map((r) => r.trim())
-  .filter((r) => r && r !== 'none');
 if (rerankers.length > 0) out.rerank = await evaluateRerank(rerankers);
 
 /** Hybrid hits (in-memory store, top 10) reranked by each reranker; prints their tables and a comparison. */
@@ -154,17 +163,7 @@ async function evaluateRerank(names) {
               models: { default: 'scripted' },
               maxRetries: 0,
             })
-          : name === 'model'
-            ? llm.createChatModelFromEnv(modelEnv)
-            : undefined;
-      if (!model) {
-        console.error(
-          name === 'model'
-            ? 'rerank with a model needs OPENAI_BASE_URL or OPENAI_API_KEY'
-            : `unknown reranker ${name} (scripted, model)`,
-        );
-        process.exit(2);
-      }
+          : llm.createChatModelFromEnv(modelEnv);
       const label =
         name === 'scripted'
           ? 'hybrid + rerank (scripted: word-overlap stand-in, not a model)'

@@ -332,4 +332,5 @@ console.log(`
   Model         ${llmMode === 'scripted' ? `SCRIPTED (replays ${path.relative(root, scenarioFile)}; set OPENAI_API_KEY for a real model)` : `OpenAI-compatible at ${env.OPENAI_BASE_URL ?? 'api.openai.com'}`}
   Try           npm run demo            (in another terminal)
                 npx novelrag goal "Create a protagonist named 余归 and link her to the Azure Sect"
+                npm run demo -- --ask "Who is 余归?"   (the goal, then a question answered with citations)
 Press Ctrl-C to stop.`);
