@@ -170,15 +170,18 @@ export function input(tool: string, args: Record<string, unknown>): ScriptEntry 
   };
 }
 
-export function answer(content: string, suggestions: string[] = ['What about tomorrow?']): ScriptEntry {
-  return {
-    kind: 'structured',
-    schemaName: 'AssistantAnswer',
-    respond: {
-      content,
-      suggested_next_inputs: suggestions,
-      session_summary: `asked for advice; answered: ${content}`,
-      facts: [],
+/** The streamed answer, then its follow-up (suggested next inputs, summary, facts): the two calls of `outputting`. */
+export function answer(content: string, suggestions: string[] = ['What about tomorrow?']): ScriptEntry[] {
+  return [
+    { kind: 'stream', purpose: 'output', respond: content },
+    {
+      kind: 'structured',
+      schemaName: 'AssistantFollowUp',
+      respond: {
+        suggested_next_inputs: suggestions,
+        session_summary: `asked for advice; answered: ${content}`,
+        facts: [],
+      },
     },
-  };
+  ];
 }
