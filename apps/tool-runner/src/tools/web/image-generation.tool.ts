@@ -46,8 +46,9 @@ export function imageGenerationTool(config: ImageApiConfig | undefined): HostedT
       additionalProperties: false,
     },
     timeoutMs: (config?.timeoutMs ?? 0) + 5_000,
-    // Each call costs the provider's price: not repeated for a retried invocation (the tool kit replays it).
-    hints: { readOnly: true, destructive: false, idempotent: false },
+    // Each call costs the provider's price: not read-only, not idempotent, so the tool kit runs an invocation once and
+    // answers a retried one with the recorded result.
+    hints: { readOnly: false, destructive: false, idempotent: false },
     async call(ctx, params, signal) {
       if (!config)
         return toolError(
