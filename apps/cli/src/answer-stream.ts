@@ -2,7 +2,7 @@ import { AnswerDelta } from '@novelrag/contracts';
 import type { CliIo } from './io';
 
 /**
- * Prints the answer of a `rag` goal as it is written, from the gateway's `answer.delta` events: the pieces of one
+ * Prints the answer of a `rag` or `assistant` goal as it is written, from the gateway's `answer.delta` events: the pieces of one
  * attempt in order (a repeated or late piece is skipped), and a notice when a resumed pursuit starts the answer anew.
  * The pieces share one line-in-progress: other lines printed meanwhile (`print`) wait until the answer's line is
  * closed (`end()`, or a line that closes it), so the answer is never cut by trace lines arriving on another path.

@@ -87,7 +87,7 @@ export async function followGoal(
   const wait = AbortSignal.timeout(options.waitMs);
   const ended = new AbortController();
   const progress = json ? undefined : new Progress(io);
-  // The answer of a rag goal as it is written (pieces not kept by the trace: printed, then the final events).
+  // The answer of a rag or assistant goal as it is written (pieces not kept by the trace: printed, then the final events).
   const answer = json ? undefined : new AnswerStream(io);
   if (progress) progress.answer = answer;
   let sawFinal = false;
@@ -159,6 +159,7 @@ export async function followGoal(
 /** Whether a trace event ends the answer being written (its line is printed after the answer, not held). */
 const closesAnswer = (event: TraceEvent) =>
   event.kind === 'rag.answer' ||
+  event.kind === 'assistant.output' ||
   event.kind === 'interaction.requested' ||
   FINAL_TRACE_KINDS.includes(event.kind);
 

@@ -52,6 +52,17 @@ export class AppModule {
               web: {
                 allowPrivate: env.NOVELRAG_WEB_ALLOW_PRIVATE,
                 searchUrl: env.NOVELRAG_WEB_SEARCH_URL,
+                imageSearchUrl: env.NOVELRAG_IMAGE_SEARCH_URL,
+                ...(env.NOVELRAG_IMAGE_API_BASE_URL
+                  ? {
+                      images: {
+                        baseUrl: env.NOVELRAG_IMAGE_API_BASE_URL,
+                        apiKey: env.NOVELRAG_IMAGE_API_KEY,
+                        model: env.NOVELRAG_IMAGE_MODEL,
+                        timeoutMs: env.NOVELRAG_IMAGE_TIMEOUT_MS,
+                      },
+                    }
+                  : {}),
                 timeoutMs: env.NOVELRAG_WEB_TIMEOUT_MS,
                 maxBytes: env.NOVELRAG_WEB_MAX_BYTES,
               },

@@ -54,6 +54,31 @@ export const ToolRunnerEnv = z
       .describe(
         'Largest web page or search answer read, in bytes (a larger one is refused with `PAYLOAD_TOO_LARGE`).',
       ),
+    NOVELRAG_IMAGE_SEARCH_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'SearXNG-style JSON search endpoint for `image_search` (called as `<url>?q=<query>&format=json&categories=images`, ' +
+          'reading `results[].img_src/thumbnail_src/url/title`); unset: the tool answers that image search is not configured.',
+      ),
+    NOVELRAG_IMAGE_API_BASE_URL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'OpenAI-compatible images API for `image_generation` (`POST <url>/images/generations`, e.g. ' +
+          '`https://api.openai.com/v1`); unset: the tool answers that image generation is not configured.',
+      ),
+    NOVELRAG_IMAGE_API_KEY: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('API key of `NOVELRAG_IMAGE_API_BASE_URL` (none sent when unset).'),
+    NOVELRAG_IMAGE_MODEL: z.string().min(1).default('gpt-image-1').describe('Model of `image_generation`.'),
+    NOVELRAG_IMAGE_TIMEOUT_MS: int(1_000, 10 * 60_000)
+      .default(120_000)
+      .describe('Bound on one `image_generation` request (the provider is not asked again).'),
     NOVELRAG_TEMPLATES_DIR: z
       .string()
       .min(1)

@@ -40,9 +40,11 @@ export const AssistantThought = z.object({
 });
 export type AssistantThought = z.infer<typeof AssistantThought>;
 
-/** What `outputContentPrompt` returns: the answer, what the user may ask next, and what to remember. */
-export const AssistantAnswer = z.object({
-  content: z.string().describe('The answer for the user'),
+/**
+ * What the follow-up of `outputContentPrompt` returns once the answer has been streamed: what the user may ask next,
+ * and what to remember.
+ */
+export const AssistantFollowUp = z.object({
   suggested_next_inputs: z
     .array(z.string())
     .describe('Two to four short follow-up requests the user may send'),
@@ -51,7 +53,7 @@ export const AssistantAnswer = z.object({
     .describe('A short summary of the conversation so far, replacing the previous one'),
   facts: z.array(z.string()).describe('Lasting facts or preferences the user stated (empty when none)'),
 });
-export type AssistantAnswer = z.infer<typeof AssistantAnswer>;
+export type AssistantFollowUp = z.infer<typeof AssistantFollowUp>;
 
 export const AssistantTaskStatus = z.enum(['pending', 'running', 'done', 'failed']);
 export type AssistantTaskStatus = z.infer<typeof AssistantTaskStatus>;

@@ -252,8 +252,8 @@ export {
 // the assistant agent kind
 export {
   AssistantAction,
-  AssistantAnswer,
   AssistantCheckpoint,
+  AssistantFollowUp,
   AssistantStateName,
   AssistantTask,
   AssistantTaskStatus,

@@ -84,7 +84,7 @@ import {
   ToolsChanged,
 } from './tools';
 import { TraceEvent } from './trace';
-import { AssistantAnswer, AssistantCheckpoint, AssistantThought } from './assistant';
+import { AssistantCheckpoint, AssistantFollowUp, AssistantThought } from './assistant';
 import { AnswerDelta } from './rag';
 import { MicroInfoResponse, MicroPingResponse, MicroStatsResponse } from './micro';
 
@@ -131,7 +131,7 @@ export const CONTRACT_SCHEMAS = {
   FinalizeArgs,
   // the assistant agent kind
   AssistantThought,
-  AssistantAnswer,
+  AssistantFollowUp,
   AssistantCheckpoint,
   // trace
   TraceEvent,

@@ -18,6 +18,8 @@ export const BUILTIN_TOOLS = [
   'random_numbers',
   'web_search',
   'web_extract',
+  'image_generation',
+  'image_search',
 ] as const;
 
 /** Admitted third-party tools by service suffix (`novelrag-tools-<suffix>` may serve exactly these names). */

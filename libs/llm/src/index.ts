@@ -25,4 +25,5 @@ export {
 export { buildMessages } from './messages';
 
 // configuration
+export { mapOpenAIError } from './openai-errors';
 export { LlmEnv, createChatModelFromEnv, createEmbedderFromEnv, hasLlmProvider, parseLlmEnv } from './config';

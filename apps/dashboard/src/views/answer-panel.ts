@@ -1,5 +1,6 @@
-// The answer of a `rag` goal as it is written: the live pieces (`answer.delta` events, not part of the stored trace)
-// appended in order, then the final answer of the `rag.answer` trace event with its citations marked verified or not.
+// The answer of a `rag` or `assistant` goal as it is written: the live pieces (`answer.delta` events, not part of the
+// stored trace) appended in order, then the final answer: the `rag.answer` trace event with its citations marked
+// verified or not, or the `assistant.output` event with its suggested next inputs.
 import type { AnswerDelta, TraceEventOf } from '@novelrag/contracts';
 import { badge, clear, h } from '../dom';
 
@@ -54,6 +55,20 @@ export class AnswerPanel {
         { class: 'muted' },
         `citation policy ${e.policy} · ${e.toolCalls} tool call(s) · path ${e.path}`,
       ),
+    );
+  }
+
+  /** The assistant's answer as kept, with the suggested next inputs. */
+  assistantAnswer(e: TraceEventOf<'assistant.output'>): void {
+    this.final = true;
+    this.text.textContent = e.content;
+    clear(
+      this.el,
+      h('h3', {}, 'Answer ', e.forced ? badge('forced', 'pending') : null),
+      this.text,
+      e.suggestions.length
+        ? h('ul', { class: 'suggestions' }, ...e.suggestions.map((s) => h('li', {}, s)))
+        : null,
     );
   }
 }

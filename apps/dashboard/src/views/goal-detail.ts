@@ -33,7 +33,7 @@ class GoalPage {
   readonly pending = h('div', { class: 'pending', 'data-testid': 'pending' });
   readonly timeline = h('ol', { class: 'timeline', 'data-testid': 'timeline' });
   readonly errors = h('div');
-  /** A `rag` goal's answer, streamed then final with its citations (empty for the other kinds). */
+  /** A `rag` or `assistant` goal's answer, streamed then final (empty for the other kinds). */
   readonly answer = new AnswerPanel();
   private readonly conn = h('span', { class: 'conn', 'data-testid': 'trace-state' }, 'connecting…');
   private readonly replayButton = h('button', { type: 'button', disabled: true }, 'Replay');
@@ -65,6 +65,7 @@ class GoalPage {
     this.timeline.append(el);
     if (event.kind === 'llm.call') markParallel(this.entries.slice(-2));
     if (event.kind === 'rag.answer') this.answer.answer(event);
+    if (event.kind === 'assistant.output') this.answer.assistantAnswer(event);
     if (event.kind === 'interaction.requested') this.renderPending(event.interaction);
     if (event.kind === 'interaction.answered' || event.kind === 'interaction.timed_out')
       this.renderPending(undefined);

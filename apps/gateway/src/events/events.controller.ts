@@ -88,7 +88,7 @@ export class EventsController {
   @Get('goals/:id/events')
   @ApiOperation({
     summary:
-      "One goal's trace as Server-Sent Events (plus the answer of a rag goal as `answer.delta` events while it is written); ends after the final event unless follow=true",
+      "One goal's trace as Server-Sent Events (plus the answer of a rag or assistant goal as `answer.delta` events while it is written); ends after the final event unless follow=true",
   })
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this event id' })

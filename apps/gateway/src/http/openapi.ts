@@ -67,9 +67,9 @@ const SSE_DESCRIPTION =
   'Server-Sent Events. Each trace event is sent as `id: <TRACE stream sequence>`, `event: <kind>` and `data: <the ' +
   'TraceEvent as JSON>` (resume with Last-Event-ID). Also sent: `event: end` (data `{}`) after the final event of a ' +
   'goal, and `event: error` (data `{code, message}`) when the stream fails; `: ping` comments every 15 s. The ' +
-  'events of one goal also carry, while a `rag` goal writes its answer and the client is connected, `event: ' +
-  'answer.delta` without an id (data: the AnswerDelta as JSON: the next piece of the answer); they are not replayed, ' +
-  'the whole answer is in the `rag.answer` trace event.';
+  'events of one goal also carry, while a `rag` or `assistant` goal writes its answer and the client is connected, ' +
+  '`event: answer.delta` without an id (data: the AnswerDelta as JSON: the next piece of the answer); they are not ' +
+  'replayed, the whole answer is in the `rag.answer` or `assistant.output` trace event.';
 
 /** The 2xx reply of every operation: `METHOD path` → status and component (an SSE stream for the trace routes). */
 const REPLIES: Record<string, { status: number; body: ComponentName; sse?: true }> = {

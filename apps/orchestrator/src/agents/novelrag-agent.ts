@@ -11,7 +11,8 @@ import {
   executeWith,
 } from './agent-kind';
 import { AssistantAgent, type AssistantSettings } from './assistant';
-import { DEFAULT_RAG_MAX_TOOL_CALLS, NO_DELTAS, RagAgent, type RagAgentDeps } from './rag';
+import { NO_DELTAS } from './answer-stream';
+import { DEFAULT_RAG_MAX_TOOL_CALLS, RagAgent, type RagAgentDeps } from './rag';
 
 /** What the kind needs from its planner: decisions plus the state it checkpoints. */
 export type Planner = ActionDeterminer &

@@ -26,6 +26,7 @@ export type LoopPurpose =
   | 'assistant_think'
   | 'assistant_tool_input'
   | 'assistant_output'
+  | 'assistant_followup'
   | 'rag_route'
   | 'rag_tools'
   | 'rag_answer'
@@ -46,6 +47,7 @@ const MODEL_PURPOSE: Readonly<Record<LoopPurpose, string>> = {
   assistant_think: 'think',
   assistant_tool_input: 'tool_input',
   assistant_output: 'output',
+  assistant_followup: 'output',
   rag_route: 'classify',
   rag_tools: 'rag_agent',
   rag_answer: 'answer',

@@ -153,6 +153,7 @@ export class Orchestrator {
             maxRounds: this.env.NOVELRAG_ASSISTANT_MAX_ROUNDS,
             maxParallelTools: this.env.NOVELRAG_PARALLEL_TOOL_CALLS,
             memory: this.memory(),
+            deltas: natsAnswerDeltas(this.nc),
           },
           rag: this.ragDeps(),
         },

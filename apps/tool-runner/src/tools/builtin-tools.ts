@@ -10,11 +10,13 @@ import { queryRewriteTool } from './retrieval/query-rewrite.tool';
 import { rerankTool } from './retrieval/rerank.tool';
 import { vectorRetrieveTool } from './retrieval/vector-retrieve.tool';
 import type { ToolDeps } from './tool-deps';
+import { imageGenerationTool } from './web/image-generation.tool';
+import { imageSearchTool } from './web/image-search.tool';
 import { randomNumbersTool } from './web/random-numbers.tool';
 import { webExtractTool } from './web/web-extract.tool';
 import { webSearchTool } from './web/web-search.tool';
 
-/** The built-in resource, retrieval, web and random tools, in the order they are listed. */
+/** The built-in resource, retrieval, web, image and random tools, in the order they are listed. */
 export function builtinTools(deps: ToolDeps): HostedTool[] {
   return [
     aspectCreateTool(deps),
@@ -30,5 +32,7 @@ export function builtinTools(deps: ToolDeps): HostedTool[] {
     randomNumbersTool(deps.random),
     webSearchTool(deps.web),
     webExtractTool(deps.web),
+    imageGenerationTool(deps.web.images),
+    imageSearchTool(deps.web),
   ];
 }

@@ -1,9 +1,10 @@
 // The assistant's three prompts: thinkPrompt (plan and next action), callToolInputsPrompt (one task's tool input,
 // validated against the tool's schema and repaired with the model) and outputContentPrompt (the answer).
 import { type ChatMessage, type SchematicTool, type ToolCallReply, paramProblem } from '@novelrag/agenturn';
-import { AssistantAnswer, AssistantThought } from '@novelrag/contracts';
+import { AssistantFollowUp, AssistantThought } from '@novelrag/contracts';
 import { contentDirective, interactionDirective } from '@novelrag/llm';
 import { type ModelCalls, definitionOf } from '../../loop';
+import { type AnswerStream, streamAnswer } from '../answer-stream';
 import type { ResultView } from './assistant-state';
 
 /** What every prompt shows of the conversation. */
@@ -64,17 +65,29 @@ export class AssistantPrompts {
     );
   }
 
-  answer(input: OutputInput, signal?: AbortSignal): Promise<AssistantAnswer> {
+  /** Writes the answer, streamed: each piece goes out as an answer delta while it is written. */
+  answer(input: OutputInput, stream: AnswerStream, signal?: AbortSignal): Promise<string> {
+    const messages = this.calls.messages({
+      template: 'assistant_output',
+      directive: contentDirective(this.lang, input.beliefs),
+      instruction: 'Write the answer.',
+      variables: { ...sceneVariables(input), instruction: input.instruction, forced: input.forced },
+    });
+    return streamAnswer(this.calls, 'assistant_output', messages, stream, signal);
+  }
+
+  /** After the answer: the suggested next inputs, the refreshed session summary and the facts the user stated. */
+  followUp(input: PromptScene, answer: string, signal?: AbortSignal): Promise<AssistantFollowUp> {
     return this.calls.structured(
-      'assistant_output',
+      'assistant_followup',
       {
-        template: 'assistant_output',
+        template: 'assistant_followup',
         directive: interactionDirective(),
-        instruction: 'Write the answer.',
-        variables: { ...sceneVariables(input), instruction: input.instruction, forced: input.forced },
+        instruction: 'Suggest the next inputs and note what to remember.',
+        variables: { ...sceneVariables(input), answer },
       },
-      AssistantAnswer,
-      'AssistantAnswer',
+      AssistantFollowUp,
+      'AssistantFollowUp',
       signal,
     );
   }

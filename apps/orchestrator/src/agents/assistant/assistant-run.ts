@@ -19,6 +19,7 @@ import {
 import { ModelCalls } from '../../loop';
 import { envelopeOf } from '../../pursuit/records';
 import type { AgentContext } from '../agent-kind';
+import { type AnswerDeltaSink, NO_DELTAS } from '../answer-stream';
 import { AssistantPrompts, type PromptScene } from './assistant-prompts';
 import { resultViews, stateOf } from './assistant-state';
 import { ToolTasks } from './tool-tasks';
@@ -30,6 +31,8 @@ export interface AssistantSettings {
   readonly maxParallelTools: number;
   /** Long-term memory of the thread (absent: the assistant remembers only the thread's recent goals). */
   readonly memory?: MemoryPort;
+  /** Where the answer's pieces go while it is written (absent: nowhere, the whole answer is in the trace). */
+  readonly deltas?: AnswerDeltaSink;
 }
 
 /** An error that moves the assistant to `error` with a coded reason. */
@@ -206,14 +209,17 @@ export class AssistantRun {
   private async output(): Promise<void> {
     const scene = await this.scene();
     const forced = this.state.forced === true;
-    const answer = await this.prompts.answer(
+    const record = this.ctx.resume.record;
+    const content = await this.prompts.answer(
       { ...scene, instruction: this.state.outputInstruction ?? 'Answer the request.', forced },
+      { sink: this.settings.deltas ?? NO_DELTAS, goalId: record.goalId, attempt: record.attempts ?? 1 },
       this.signal,
     );
-    const suggestions = answer.suggested_next_inputs.filter((s) => s.trim() !== '').slice(0, 6);
-    this.ctx.emit({ kind: 'assistant.output', content: answer.content, suggestions, forced });
-    await this.remember(answer.content, answer.session_summary, answer.facts);
-    await this.moveTo('completed', { answer: { content: answer.content, suggestions } });
+    const followUp = await this.prompts.followUp(scene, content, this.signal);
+    const suggestions = followUp.suggested_next_inputs.filter((s) => s.trim() !== '').slice(0, 6);
+    this.ctx.emit({ kind: 'assistant.output', content, suggestions, forced });
+    await this.remember(content, followUp.session_summary, followUp.facts);
+    await this.moveTo('completed', { answer: { content, suggestions } });
   }
 
   /** Moves to `to` with the changes, checkpoints, then traces the move. */

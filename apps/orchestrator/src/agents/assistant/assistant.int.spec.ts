@@ -9,11 +9,18 @@ import {
   ensureTraceStream,
   newGoalRecord,
 } from '@novelrag/bus';
-import { AssistantCheckpoint, GoalSubmission, SCHEMA_VERSION } from '@novelrag/contracts';
+import {
+  AnswerDelta,
+  AssistantCheckpoint,
+  GoalSubmission,
+  SCHEMA_VERSION,
+  Subjects,
+} from '@novelrag/contracts';
 import { type NatsServerHandle, startNats, uniqueName } from '@novelrag/testkit';
 import { renderer } from '../../loop/test-support/world';
 import { pursueGoal } from '../../pursuit/pickup';
 import { inProcessDeps } from '../../test/in-process-deps';
+import { natsAnswerDeltas } from '../answer-stream';
 import { defaultAgents } from '../novelrag-agent';
 import { answer, input, thinkAnswer, thinkCalls } from './test-support';
 
@@ -39,7 +46,7 @@ describe('the assistant kind (real NATS)', () => {
     await nats?.stop();
   });
 
-  it('checkpoints the group of parallel calls before dispatch and records both steps together', async () => {
+  it('checkpoints the group of parallel calls before dispatch, records both steps together and streams the answer', async () => {
     const gate = deferred();
     const weather = fakeTool({ name: 'weather', result: 'sunny', until: gate.promise });
     const air = fakeTool({ name: 'air_quality', result: 'clean', until: gate.promise });
@@ -49,14 +56,14 @@ describe('the assistant kind (real NATS)', () => {
       input('weather', { city: 'Beijing' }),
       input('air_quality', { city: 'Beijing' }),
       thinkAnswer(),
-      answer('Sunny and clean: a T-shirt will do.'),
+      ...answer('Sunny and clean: a T-shirt will do.'),
     ]);
     const deps = await inProcessDeps({
       nc,
       store,
       threads,
       catalog,
-      agents: defaultAgents(),
+      agents: defaultAgents({}, { assistant: { deltas: natsAnswerDeltas(nc) } }),
       model,
       renderer: renderer(),
     });
@@ -70,6 +77,13 @@ describe('the assistant kind (real NATS)', () => {
       agent: 'assistant',
     });
     await store.create(newGoalRecord(submission));
+    const deltas: AnswerDelta[] = [];
+    const live = nc.subscribe(Subjects.goalAnswer(submission.goalId), {
+      callback: (_err, msg) => {
+        deltas.push(AnswerDelta.parse(msg.json()));
+      },
+    });
+    await nc.flush();
     const done = pursueGoal(
       submission,
       { attempt: 1, seq: 1, keepAlive: () => undefined },
@@ -99,7 +113,17 @@ describe('the assistant kind (real NATS)', () => {
       [0, 'weather', 'sunny'],
       [1, 'air_quality', 'clean'],
     ]);
-    expect(AssistantCheckpoint.parse(record.agentState)).toMatchObject({ state: 'completed' });
+    expect(AssistantCheckpoint.parse(record.agentState)).toMatchObject({
+      state: 'completed',
+      answer: { content: 'Sunny and clean: a T-shirt will do.', suggestions: ['What about tomorrow?'] },
+    });
     model.assertDone();
+
+    // The answer went out piece by piece on the goal's answer subject while it was written.
+    await nc.flush();
+    live.unsubscribe();
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((d) => d.text).join('')).toBe('Sunny and clean: a T-shirt will do.');
+    expect(deltas.map((d) => [d.index, d.attempt])).toEqual(deltas.map((_d, i) => [i, 1]));
   });
 });

@@ -31,7 +31,7 @@ describe('the assistant agent kind', () => {
         input('weather', { city: 'Beijing' }),
         input('air_quality', { city: 'Beijing' }),
         thinkAnswer('clothing advice from weather and air'),
-        answer('Wear a coat and a mask.', ['And tomorrow?', 'What about Shanghai?']),
+        ...answer('Wear a coat and a mask.', ['And tomorrow?', 'What about Shanghai?']),
       ],
     });
     const outcome = h.pursue();
@@ -70,7 +70,8 @@ describe('the assistant agent kind', () => {
       'outputting>completed',
     ]);
     // The answer prompt saw both results; the memory keeps the exchange and the summary.
-    const answerPrompt = h.model.calls.at(-1)?.messages[0]?.content ?? '';
+    // (the last call is the follow-up: suggested next inputs, summary and facts of the streamed answer)
+    const answerPrompt = h.model.calls.at(-2)?.messages[0]?.content ?? '';
     expect(answerPrompt).toContain('weather in Beijing: fine');
     expect(answerPrompt).toContain('air_quality in Beijing: fine');
     await expect(memory.sessionSummary('t-assistant')).resolves.toContain('Wear a coat');
@@ -91,7 +92,7 @@ describe('the assistant agent kind', () => {
         input('weather', { city: 'Beijing' }),
         thinkCalls(['weather', 'weather in Shanghai']),
         input('weather', { city: 'Shanghai' }),
-        answer('Beijing and Shanghai are fine; I could not check more.'),
+        ...answer('Beijing and Shanghai are fine; I could not check more.'),
       ],
     });
     const done = await h.pursue();
@@ -101,7 +102,7 @@ describe('the assistant agent kind', () => {
     expect(h.events).toContainEqual(
       expect.objectContaining({ kind: 'assistant.state', to: 'outputting', reason: 'max thinking rounds' }),
     );
-    expect(h.model.calls.at(-1)?.messages[0]?.content).toContain('planning rounds ran out');
+    expect(h.model.calls.at(-2)?.messages[0]?.content).toContain('planning rounds ran out');
     h.model.assertDone();
   });
 
@@ -114,7 +115,7 @@ describe('the assistant agent kind', () => {
         input('weather', { town: 7 }),
         input('weather', { city: 'Beijing' }),
         thinkAnswer(),
-        answer('Fine weather.'),
+        ...answer('Fine weather.'),
       ],
     });
     const done = await h.pursue();
@@ -164,7 +165,7 @@ describe('the assistant agent kind', () => {
     const second = startAssistant({
       tools: [weather, air],
       from: first.record(),
-      script: [thinkAnswer(), answer('All fine.')],
+      script: [thinkAnswer(), ...answer('All fine.')],
     });
     const done = await second.pursue();
     expect(done).toMatchObject({ status: 'completed', response: 'All fine.' });
@@ -172,7 +173,7 @@ describe('the assistant agent kind', () => {
       ['weather', { city: 'Beijing' }],
       ['air_quality', { city: 'Beijing' }],
     ]);
-    expect(second.model.calls.map((c) => c.purpose)).toEqual(['think', 'output']);
+    expect(second.model.calls.map((c) => c.purpose)).toEqual(['think', 'output', 'output']);
     second.model.assertDone();
   });
 });

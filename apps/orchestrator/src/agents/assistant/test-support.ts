@@ -6,6 +6,7 @@ import {
   type OperationOutcome,
   type SchematicTool,
   ToolCatalog,
+  type ToolExecutor,
   userGoal,
 } from '@novelrag/agenturn';
 import { RecordingExecutionContext, ScriptedChatModel, type ScriptEntry } from '@novelrag/agenturn/testing';
@@ -40,6 +41,8 @@ export interface HarnessOptions {
   /** Resume from this record (a previous harness's `record()`). */
   readonly from?: GoalRecord;
   readonly executed?: readonly OperationOutcome[];
+  /** Runs the calls (default: the tools in process); `tools` then only describe them to the model. */
+  readonly executor?: ToolExecutor;
 }
 
 export function baseRecord(request: string): GoalRecord {
@@ -70,7 +73,7 @@ export function startAssistant(options: HarnessOptions): AssistantHarness & { ex
   const model = new ScriptedChatModel(options.script);
   const events: Emitted[] = [];
   const catalog = new ToolCatalog(options.tools);
-  const executor = new InProcessToolExecutor(catalog);
+  const executor = options.executor ?? new InProcessToolExecutor(catalog);
   const abort = new AbortController();
   const context = new RecordingExecutionContext();
   let record: GoalRecord = options.from ?? baseRecord(request);
@@ -170,15 +173,18 @@ export function input(tool: string, args: Record<string, unknown>): ScriptEntry 
   };
 }
 
-export function answer(content: string, suggestions: string[] = ['What about tomorrow?']): ScriptEntry {
-  return {
-    kind: 'structured',
-    schemaName: 'AssistantAnswer',
-    respond: {
-      content,
-      suggested_next_inputs: suggestions,
-      session_summary: `asked for advice; answered: ${content}`,
-      facts: [],
+/** The streamed answer, then its follow-up (suggested next inputs, summary, facts): the two calls of `outputting`. */
+export function answer(content: string, suggestions: string[] = ['What about tomorrow?']): ScriptEntry[] {
+  return [
+    { kind: 'stream', purpose: 'output', respond: content },
+    {
+      kind: 'structured',
+      schemaName: 'AssistantFollowUp',
+      respond: {
+        suggested_next_inputs: suggestions,
+        session_summary: `asked for advice; answered: ${content}`,
+        facts: [],
+      },
     },
-  };
+  ];
 }

@@ -2,10 +2,7 @@
 // citations, streamed as it is written (seed design: tools + memory + XML answer prompt + quote verification). The
 // retrieval tools are ordinary bus tools run through the pursuit's executor, one per step, so each call is
 // checkpointed, runs at most once and is cancelled like any tool call.
-import type { NatsConnection } from '@nats-io/transport-node';
-import { type AnswerDelta, Subjects } from '@novelrag/contracts';
 import { type AgentContext, type AgentKindDefinition, type AgentRun, executeWith } from '../agent-kind';
-import type { AnswerDeltaSink } from './rag-answer';
 import { RagDeterminer } from './rag-determiner';
 import type { RagAgentDeps } from './rag-options';
 
@@ -29,17 +26,4 @@ export class RagAgent implements AgentKindDefinition {
       },
     };
   }
-}
-
-/** Publishes answer pieces on the goal's core answer subject (live subscribers only; a failed publish is dropped). */
-export function natsAnswerDeltas(nc: NatsConnection): AnswerDeltaSink {
-  return {
-    publish(delta: AnswerDelta) {
-      try {
-        nc.publish(Subjects.goalAnswer(delta.goalId), JSON.stringify(delta));
-      } catch {
-        // best effort: the whole answer is in the trace; a closed connection must not fail the answer
-      }
-    },
-  };
 }

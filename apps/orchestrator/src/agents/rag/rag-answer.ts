@@ -1,16 +1,12 @@
 // The answer of a `rag` goal: the XML answer prompt over the documents held and the conversation's memory, streamed
 // (each piece published live as an answer delta), then its citations verified under the configured policy.
 import { type UnverifiedCitationPolicy, verifyCitations } from '@novelrag/agenturn';
-import { type AnswerCitation, type AnswerDelta, SCHEMA_VERSION } from '@novelrag/contracts';
+import type { AnswerCitation } from '@novelrag/contracts';
 import { contentDirective } from '@novelrag/llm';
 import type { ModelCalls } from '../../loop/model-calls';
+import { type AnswerDeltaSink, streamAnswer } from '../answer-stream';
 import type { MemoryView } from './rag-memory';
 import type { RagDocument } from './rag-state';
-
-/** Where the live pieces of an answer go (a core NATS subject per goal in production). Must never throw. */
-export interface AnswerDeltaSink {
-  publish(delta: AnswerDelta): void;
-}
 
 export interface AnswerInput {
   readonly calls: ModelCalls;
@@ -49,21 +45,7 @@ export async function writeAnswer(input: AnswerInput): Promise<RagAnswer> {
       memories: input.memory.memories,
     },
   });
-  let index = 0;
-  const text = await input.calls.streamText(
-    'rag_answer',
-    messages,
-    (piece) =>
-      input.sink.publish({
-        schemaVersion: SCHEMA_VERSION,
-        goalId: input.goalId,
-        attempt: input.attempt,
-        index: index++,
-        text: piece,
-        at: new Date().toISOString(),
-      }),
-    input.signal,
-  );
+  const text = await streamAnswer(input.calls, 'rag_answer', messages, input, input.signal);
   const sources = input.documents.map((d) => ({ docId: d.doc_id, uri: d.uri, text: d.text }));
   const verified = verifyCitations(text, sources, input.policy);
   return {
@@ -78,6 +60,3 @@ export async function writeAnswer(input: AnswerInput): Promise<RagAnswer> {
     unverified: verified.unverified,
   };
 }
-
-/** A sink that drops everything (no live subscribers to serve). */
-export const NO_DELTAS: AnswerDeltaSink = { publish: () => undefined };

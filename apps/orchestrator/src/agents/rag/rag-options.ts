@@ -1,5 +1,5 @@
 import type { MemoryPort, UnverifiedCitationPolicy } from '@novelrag/agenturn';
-import type { AnswerDeltaSink } from './rag-answer';
+import type { AnswerDeltaSink } from '../answer-stream';
 
 export const DEFAULT_RAG_MAX_TOOL_CALLS = 8;
 

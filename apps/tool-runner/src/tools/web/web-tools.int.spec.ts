@@ -7,6 +7,8 @@ import type { ToolOutput } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import type { ToolHost } from '@novelrag/tool-kit';
 import { hostBuiltinTools, invokeTool, toolInvocation } from '../../test/harness';
+import { MAX_INLINE_IMAGE_CHARS, imageGenerationTool } from './image-generation.tool';
+import { imageSearchTool } from './image-search.tool';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -49,8 +51,15 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
     host = await hostBuiltinTools(nc, new ScriptedChatModel([]), {
       instanceId: 'web-tools-test',
       random: () => draws[i++ % draws.length] ?? 0,
-      only: ['random_numbers', 'web_search', 'web_extract'],
-      web: { allowPrivate: true, searchUrl: `${base}/search`, timeoutMs: 1_500, maxBytes: 4_096 },
+      only: ['random_numbers', 'web_search', 'web_extract', 'image_generation', 'image_search'],
+      web: {
+        allowPrivate: true,
+        searchUrl: `${base}/search`,
+        imageSearchUrl: `${base}/images`,
+        images: { baseUrl: `${base}/v1`, apiKey: 'sk-images', model: 'img-1', timeoutMs: 1_500 },
+        timeoutMs: 1_500,
+        maxBytes: 4_096,
+      },
     });
   }, 60_000);
 
@@ -145,5 +154,120 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
     await expect(invokeTool(nc, toolInvocation('web_search', { query: 'x' }))).resolves.toMatchObject(
       failed('TOOL_FAILED', 'did not answer with results'),
     );
+  });
+
+  it('image_search asks the configured API for images and returns image, thumbnail and page URLs', async () => {
+    const asked: URLSearchParams[] = [];
+    routes.set('/images', (req, res) => {
+      asked.push(new URL(req.url ?? '/', 'http://x').searchParams);
+      const results = [
+        { title: 'No image', url: 'https://example.org/0' },
+        {
+          title: 'Ash',
+          url: 'https://example.org/1',
+          img_src: 'https://img.example/1.jpg',
+          thumbnail_src: 'https://t/1',
+        },
+        { title: 'Road', url: 'https://example.org/2', img_src: 'https://img.example/2.jpg' },
+      ];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+    });
+    const found = json(await invokeTool(nc, toolInvocation('image_search', { query: 'ash road' })));
+    expect(found).toEqual({
+      results: [
+        {
+          title: 'Ash',
+          image_url: 'https://img.example/1.jpg',
+          thumbnail_url: 'https://t/1',
+          page_url: 'https://example.org/1',
+        },
+        {
+          title: 'Road',
+          image_url: 'https://img.example/2.jpg',
+          thumbnail_url: 'https://img.example/2.jpg',
+          page_url: 'https://example.org/2',
+        },
+      ],
+    });
+    expect([asked[0]?.get('q'), asked[0]?.get('format'), asked[0]?.get('categories')]).toEqual([
+      'ash road',
+      'json',
+      'images',
+    ]);
+    routes.set('/images', (_req, res) => res.writeHead(503).end('down'));
+    await expect(invokeTool(nc, toolInvocation('image_search', { query: 'x' }))).resolves.toMatchObject(
+      failed('TOOL_FAILED', 'HTTP 503'),
+    );
+  });
+
+  it('image_generation calls the images API through the SDK and returns URLs or bounded inline data', async () => {
+    const bodies: Record<string, unknown>[] = [];
+    const auth: (string | undefined)[] = [];
+    let answer: (res: ServerResponse) => void = () => undefined;
+    routes.set('/v1/images/generations', (req, res) => {
+      auth.push(req.headers.authorization);
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        bodies.push(JSON.parse(text) as Record<string, unknown>);
+        answer(res);
+      });
+    });
+    const respond =
+      (data: unknown, status = 200) =>
+      (res: ServerResponse) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(data));
+    const generate = (params: Record<string, unknown>) =>
+      invokeTool(nc, toolInvocation('image_generation', { prompt: 'an ash road at dawn', ...params }));
+
+    answer = respond({
+      created: 1,
+      data: [{ url: 'https://cdn.example/a.png', revised_prompt: 'ash road, dawn' }],
+    });
+    expect(json(await generate({ size: '1024x1024' }))).toEqual({
+      images: [{ url: 'https://cdn.example/a.png', revised_prompt: 'ash road, dawn' }],
+    });
+    expect(bodies[0]).toMatchObject({
+      model: 'img-1',
+      prompt: 'an ash road at dawn',
+      n: 1,
+      size: '1024x1024',
+    });
+    expect(auth[0]).toBe('Bearer sk-images');
+
+    answer = respond({ created: 1, data: [{ b64_json: 'aGVsbG8=' }, { b64_json: 'd29ybGQ=' }] });
+    expect(json(await generate({ n: 2 }))).toEqual({
+      images: [{ url: 'data:image/png;base64,aGVsbG8=' }, { url: 'data:image/png;base64,d29ybGQ=' }],
+    });
+
+    answer = respond({ created: 1, data: [{ b64_json: 'A'.repeat(MAX_INLINE_IMAGE_CHARS) }] });
+    await expect(generate({})).resolves.toMatchObject(
+      failed('PAYLOAD_TOO_LARGE', 'configure it to answer with URLs'),
+    );
+    answer = respond({ created: 1, data: [] });
+    await expect(generate({})).resolves.toMatchObject(failed('TOOL_FAILED', 'did not answer with images'));
+    answer = respond({ error: { message: 'the prompt was: secret', code: 'bad' } }, 400);
+    const refused = await generate({});
+    expect(refused).toMatchObject(failed('MODEL_UNAVAILABLE', 'HTTP 400'));
+    expect(JSON.stringify(refused)).not.toContain('secret');
+    answer = () => undefined;
+    await expect(generate({})).resolves.toMatchObject(failed('TIMEOUT'));
+    expect(bodies).toHaveLength(6);
+  });
+});
+
+describe('the image tools without configuration', () => {
+  it('say that they are not configured', async () => {
+    const ctx = { error: () => undefined } as never;
+    const signal = new AbortController().signal;
+    const config = { allowPrivate: false, timeoutMs: 1_000, maxBytes: 1_000 };
+    await expect(imageGenerationTool(undefined).call(ctx, { prompt: 'x' }, signal)).resolves.toMatchObject({
+      code: 'TOOL_FAILED',
+      errorMessage: expect.stringContaining('NOVELRAG_IMAGE_API_BASE_URL') as unknown,
+    });
+    await expect(imageSearchTool(config).call(ctx, { query: 'x' }, signal)).resolves.toMatchObject({
+      code: 'TOOL_FAILED',
+      errorMessage: expect.stringContaining('NOVELRAG_IMAGE_SEARCH_URL') as unknown,
+    });
   });
 });
