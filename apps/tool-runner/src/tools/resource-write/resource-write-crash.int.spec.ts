@@ -65,6 +65,7 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
   async function crashingRunner(
     model: ScriptedChatModel,
     point: CrashPoint,
+    tool = 'ResourceWriteTool',
   ): Promise<{ died: Promise<void> }> {
     const own = await connect({ servers: nats.url });
     connections.push(own);
@@ -96,7 +97,7 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
       await hostBuiltinTools(own, model, {
         instanceId: uniqueName('runner-dies'),
         random: () => 0,
-        only: ['ResourceWriteTool'],
+        only: [tool],
         idempotency: { store, notes: kv.notes(), leaseMs: LEASE_MS },
         resources: wrap,
       }),
@@ -105,12 +106,12 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
   }
 
   /** A healthy runner on the same results bucket, for the retry. */
-  async function healthyRunner(model: ScriptedChatModel): Promise<void> {
+  async function healthyRunner(model: ScriptedChatModel, tool = 'ResourceWriteTool'): Promise<void> {
     hosts.push(
       await hostBuiltinTools(nc, model, {
         instanceId: uniqueName('runner-retry'),
         random: () => 0,
-        only: ['ResourceWriteTool'],
+        only: [tool],
         idempotency: { bucket, leaseMs: LEASE_MS },
       }),
     );
@@ -206,5 +207,82 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
       resources(nc, Subjects.resources.find, { uri: '/character/yu_c' }, FindReply),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await groupsIn(invocation.invocationId)).toBe(0);
+  }, 90_000);
+
+  it('the other write tools apply the plan their crashed first attempt recorded, without asking the model again', async () => {
+    await applyOperations(nc, [
+      {
+        type: 'splice',
+        location: { uri: '/character', childrenKey: null },
+        start: 0,
+        end: 0,
+        data: [
+          { id: 'lin_d', properties: { name: 'Lin' } },
+          { id: 'mo_d', properties: { name: 'Mo' } },
+        ],
+      },
+    ]);
+    const relation = toolInvocation(
+      'ResourceRelationWriteTool',
+      {
+        source_resource_uri: '/character/lin_d',
+        target_resource_uri: '/character/mo_d',
+        operation: 'add',
+        relation_description: 'rivals',
+      },
+      { goalId: 'goal-crash-d', deadlineMs: 60_000 },
+    );
+    const lists = (relations: string[]): ScriptEntry => ({
+      kind: 'structured',
+      schemaName: 'updated_relations',
+      respond: { relations },
+    });
+    const first = await crashingRunner(
+      new ScriptedChatModel([lists(['FIRST rival']), lists(['FIRST rival too'])]),
+      'apply',
+      relation.tool,
+    );
+    await firstAttemptDies(relation, first.died);
+    const retry = new ScriptedChatModel([
+      { kind: 'text', purpose: 'summarize_relation_write', respond: 'They are rivals.' },
+    ]);
+    await healthyRunner(retry, relation.tool);
+    expect(await invokeTool(nc, { ...relation, attempt: 2 }, 60_000)).toMatchObject({
+      type: 'result',
+      result: 'They are rivals.',
+    });
+    retry.assertDone(); // the summary only: the lists were not asked for again
+    const lin = await resources(nc, Subjects.resources.find, { uri: '/character/lin_d' }, FindReply);
+    const mo = await resources(nc, Subjects.resources.find, { uri: '/character/mo_d' }, FindReply);
+    expect(lin).toMatchObject({ element: { relationships: { '/character/mo_d': ['FIRST rival'] } } });
+    expect(mo).toMatchObject({ element: { relationships: { '/character/lin_d': ['FIRST rival too'] } } });
+
+    const aspect = toolInvocation(
+      'AspectCreateTool',
+      { name: 'place_e', description: ['places'] },
+      { goalId: 'goal-crash-e', deadlineMs: 60_000 },
+    );
+    const draft = {
+      description: 'FIRST places',
+      children_keys: [],
+      dependencies: [],
+      required_fields: [],
+      optional_fields: [],
+      extensibility: { description: 'free', examples: [] },
+      constraints: [],
+      extra_sections: [],
+    };
+    const died = await crashingRunner(
+      new ScriptedChatModel([{ kind: 'structured', schemaName: 'aspect_metadata', respond: draft }]),
+      'apply',
+      aspect.tool,
+    );
+    await firstAttemptDies(aspect, died.died);
+    const silent = new ScriptedChatModel([]);
+    await healthyRunner(silent, aspect.tool);
+    expect(await invokeTool(nc, { ...aspect, attempt: 2 }, 60_000)).toMatchObject({ type: 'result' });
+    expect(silent.calls).toHaveLength(0);
+    const created = await resources(nc, Subjects.resources.find, { uri: '/place_e' }, FindReply);
+    expect(created).toMatchObject({ aspect: { description: 'FIRST places' } });
   }, 90_000);
 });
