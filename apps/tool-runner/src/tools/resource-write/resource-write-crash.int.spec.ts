@@ -1,4 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { ModelOutputError } from '@novelrag/agenturn';
 import { ScriptedChatModel, type ScriptEntry } from '@novelrag/agenturn/testing';
 import { FindReply, OperationsListReply, Subjects, type ToolInvocation } from '@novelrag/contracts';
 import type { ResourceService } from '@novelrag/resource-client';
@@ -161,6 +162,30 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
     expect(asked.requests).toHaveLength(1); // the human was asked once, by the first attempt
     expect(JSON.stringify(retry.calls.at(-1)?.messages)).toContain(FIRST);
     const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_a' }, FindReply);
+    expect(yu).toMatchObject({ element: { properties: { appearance: FIRST } } });
+    expect(await groupsIn(invocation.invocationId)).toBe(1);
+  }, 90_000);
+
+  it('(a) with a failing follow-up: the retry reports that the write stands, not a failure', async () => {
+    const invocation = writeCall('goal-crash-a2', 'yu_a2');
+    const asked = serveInteractions(nc, 'goal-crash-a2', () => ({ approved: true }));
+    const { died } = await crashingRunner(
+      new ScriptedChatModel([...planning('yu_a2', FIRST), ...followUp('first summary')]),
+      'record',
+    );
+    await firstAttemptDies(invocation, died);
+    const broken = new ModelOutputError({ issues: [], rawOutputLength: 0, attempts: 1, reason: 'refusal' });
+    const retry = new ScriptedChatModel([
+      ...followUp('unused').slice(0, 2),
+      { kind: 'text', purpose: 'summarize_resource_write', respond: () => Promise.reject(broken) },
+    ]);
+    await healthyRunner(retry);
+    const output = await invokeTool(nc, { ...invocation, attempt: 2 }, 60_000);
+    asked.stop();
+
+    expect(output).toMatchObject({ type: 'result', result: expect.stringContaining('the write stands') });
+    expect(output).toMatchObject({ result: expect.stringContaining('/character/yu_a2') });
+    const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_a2' }, FindReply);
     expect(yu).toMatchObject({ element: { properties: { appearance: FIRST } } });
     expect(await groupsIn(invocation.invocationId)).toBe(1);
   }, 90_000);
