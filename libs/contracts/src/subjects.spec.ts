@@ -79,9 +79,16 @@ describe('Subjects', () => {
     ['traceOfGoal', () => Subjects.traceOfGoal('g.>')],
     ['instanceHealth', () => Subjects.instanceHealth('gateway', 'a.b')],
     ['kv goal', () => KvKeys.goal('x.y')],
+    ['kv note invocation', () => KvKeys.toolNote('inv.1', 'plan')],
+    ['kv note name', () => KvKeys.toolNote('inv-1', 'write.plan')],
     ['tool service', () => MicroServiceNames.toolService('a.b')],
   ])('%s rejects a bad token', (_name, build) => {
     expect(build).toThrow(InvalidSubjectTokenError);
+  });
+
+  it("keys an invocation's notes beside its result, never on it", () => {
+    expect(KvKeys.toolNote('inv-1', 'write-plan')).toBe('inv-1.note.write-plan');
+    expect(KvKeys.toolNote('inv-1', 'write-plan')).not.toBe(KvKeys.toolResult('inv-1'));
   });
 
   it('rejects unknown service names at runtime', () => {

@@ -189,7 +189,11 @@ export const Streams = {
 export const Buckets = {
   /** One key per goal (`GoalRecord`), key = goal id; updates use the revision (CAS). */
   goals: 'goals',
-  /** Tool results by invocation id (`ToolOutput`), so a retried invocation is served, not re-run. Bucket-wide TTL. */
+  /**
+   * Tool results by invocation id (`ToolOutput`), so a retried invocation is served, not re-run; beside each, the
+   * invocation's notes (`<invocationId>.note.<name>`: what a write tool decided before it acted, e.g. the operations
+   * the human confirmed), so a retry after a runner crash applies that same write. Bucket-wide TTL.
+   */
   toolResults: 'tool-results',
   /** One key per thread (`ThreadRecord`): shared workspace and history of the thread's goals. */
   threads: 'threads',
@@ -213,6 +217,11 @@ export const BucketTtls = {
 export const KvKeys = {
   goal: (goalId: string) => token('goal id', goalId),
   toolResult: (invocationId: string) => token('invocation id', invocationId),
+  /** A note of an invocation (name: 1-64 of `A-Z a-z 0-9 _ -`); never equal to an invocation's own key (no dot). */
+  toolNote: (invocationId: string, name: string) => {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new InvalidSubjectTokenError('note name', name);
+    return `${token('invocation id', invocationId)}.note.${name}`;
+  },
   thread: (threadId: string) => token('thread id', threadId),
 } as const;
 

@@ -5,6 +5,7 @@ import type {
   ToolOutput as AgentToolOutput,
 } from '@novelrag/agenturn';
 import type { ModelCallUsage, ToolInvocation } from '@novelrag/contracts';
+import type { ToolNotes } from './invocation-notes';
 
 /** What a hosted tool sees while it runs: the distributed ExecutionContext plus the invocation that started it. */
 export interface ToolContext extends ExecutionContext {
@@ -17,6 +18,12 @@ export interface ToolContext extends ExecutionContext {
    * budget and traces it. A tool that calls a model reports each call; absent where nobody counts (in-process tests).
    */
   modelCall?(usage: ToolModelUsage): void;
+  /**
+   * Durable notes of this invocation, kept with its at-most-once record: what the tool decided before acting (a write
+   * tool's confirmed operations), which a retry after a runner crash reads back to act on that same decision. Absent
+   * when the call runs without at-most-once (no JetStream KV, read-only or idempotent tools, in-process tests).
+   */
+  readonly notes?: ToolNotes;
 }
 
 /** One model call of a tool, as reported to its goal. */

@@ -17,6 +17,7 @@ export {
   type ToolResultStore,
   type ToolResultStoreOptions,
 } from './result-store';
+export { type InvocationNotes, KvInvocationNotes, type ToolNotes, notesOf } from './invocation-notes';
 export { IdempotentExecution, needsAtMostOnce, type IdempotencyOptions } from './idempotent-execution';
 export { type HostLogger, silentLogger } from './logger';
 export { MAX_ERROR_DETAILS_CHARS, MAX_ERROR_MESSAGE_CHARS } from './outputs';

@@ -9,6 +9,7 @@ import {
 } from '@novelrag/contracts';
 import type { GoalCancellations, StopListening } from './goal-cancellations';
 import type { HostedTool } from './hosted-tool';
+import type { ToolNotes } from './invocation-notes';
 import type { HostLogger } from './logger';
 import { errorOutput, thrownOutput, toWireOutput } from './outputs';
 import type { AskTiming } from './interaction-ask';
@@ -23,6 +24,8 @@ export interface RunLimits {
   readonly asking?: AskTiming;
   /** The host's shared cancel listener; without it the call subscribes to its goal's cancel subject itself. */
   readonly cancellations?: Pick<GoalCancellations, 'on'>;
+  /** The invocation's durable notes (`ToolContext.notes`), when it runs at most once. */
+  readonly notes?: ToolNotes;
 }
 
 /**
@@ -88,6 +91,7 @@ export async function runInvocation(
     onUnavailable,
     limits.asking,
     onBudgetExhausted,
+    limits.notes,
   );
   const running = (async (): Promise<ToolOutput> => {
     try {

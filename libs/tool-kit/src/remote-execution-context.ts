@@ -12,6 +12,7 @@ import {
   replyOf,
 } from '@novelrag/contracts';
 import type { ToolContext, ToolModelUsage } from './hosted-tool';
+import type { ToolNotes } from './invocation-notes';
 import { type AskTiming, askUntilAnswered } from './interaction-ask';
 import type { HostLogger } from './logger';
 
@@ -54,6 +55,7 @@ export class RemoteExecutionContext implements ToolContext {
     private readonly onUnavailable: (message: string) => void = () => undefined,
     private readonly asking: AskTiming = {},
     private readonly onBudgetExhausted: (message: string) => void = () => undefined,
+    readonly notes?: ToolNotes,
   ) {}
 
   /** Tokens of the model calls this invocation reported so far. */

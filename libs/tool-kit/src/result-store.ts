@@ -1,6 +1,7 @@
 import { type KV, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { BucketTtls, Buckets, KvKeys, ToolClaim, ToolResultRecord } from '@novelrag/contracts';
+import { type InvocationNotes, KvInvocationNotes } from './invocation-notes';
 
 /** Re-exported: the tool kit writes claims, the orchestrator reads them (the schema lives in the contracts). */
 export { ToolClaim };
@@ -62,6 +63,11 @@ export class KvToolResultStore implements ToolResultStore {
       ttl: options.ttlMs ?? BucketTtls.toolResultsMs,
     });
     return new KvToolResultStore(kv);
+  }
+
+  /** The invocations' notes, in the same bucket (so they live as long as the results). */
+  notes(): InvocationNotes {
+    return new KvInvocationNotes(this.kv);
   }
 
   async read(invocationId: string): Promise<StoredState> {

@@ -35,7 +35,8 @@ import { runInvocation } from './invocation-runner';
 import { type HostLogger, silentLogger } from './logger';
 import { errorOutput } from './outputs';
 import { compileParamValidator } from './param-validator';
-import { KvToolResultStore } from './result-store';
+import { type InvocationNotes, notesOf } from './invocation-notes';
+import { KvToolResultStore, type ToolResultStore } from './result-store';
 
 export interface ToolHostOptions {
   readonly connection: NatsConnection;
@@ -66,6 +67,10 @@ export interface ToolHostOptions {
         readonly ttlMs?: number;
         readonly leaseMs?: number;
         readonly required?: boolean;
+        /** The store to use instead of opening the bucket (tests inject failures through it). */
+        readonly store?: ToolResultStore;
+        /** The invocations' notes; by default those of the opened bucket (none with an injected `store`). */
+        readonly notes?: InvocationNotes;
       };
   /**
    * How a tool's question is kept alive while the human decides: re-sent every `renewMs` (default 5 s); when no
@@ -95,6 +100,7 @@ export class ToolHost {
   private readonly inFlight = new Map<string, Promise<ToolOutput>>();
   private readonly tasks = new Set<Promise<void>>();
   private idempotent: IdempotentExecution | undefined;
+  private notes: InvocationNotes | undefined;
   private readonly cancellations = new GoalCancellations();
   private active = 0;
   private closing = false;
@@ -120,10 +126,13 @@ export class ToolHost {
     const { connection: nc, idempotency } = this.options;
     if (idempotency !== false) {
       try {
-        const store = await KvToolResultStore.open(nc, {
-          bucket: idempotency?.bucket ?? resultsBucketOf(this.options.serviceName),
-          ...(idempotency?.ttlMs ? { ttlMs: idempotency.ttlMs } : {}),
-        });
+        const store =
+          idempotency?.store ??
+          (await KvToolResultStore.open(nc, {
+            bucket: idempotency?.bucket ?? resultsBucketOf(this.options.serviceName),
+            ...(idempotency?.ttlMs ? { ttlMs: idempotency.ttlMs } : {}),
+          }));
+        this.notes = idempotency?.notes ?? (store instanceof KvToolResultStore ? store.notes() : undefined);
         this.idempotent = new IdempotentExecution({
           store,
           runner: this.options.instanceId,
@@ -293,6 +302,9 @@ export class ToolHost {
       this.now() + (tool.timeoutMs ?? this.options.defaultTimeoutMs ?? 120_000),
     );
     // `stop` aborts when another runner took the invocation over (see IdempotentExecution): the tool stops too.
+    const atMostOnce = this.idempotent !== undefined && needsAtMostOnce(tool.hints);
+    // Notes only for a call that runs at most once: only then is there one owner to write them.
+    const notes = atMostOnce && this.notes ? notesOf(this.notes, invocation.invocationId) : undefined;
     const run = (stop?: AbortSignal) =>
       runInvocation(
         this.options.connection,
@@ -303,6 +315,7 @@ export class ToolHost {
           maxResultChars: this.options.maxResultChars ?? MAX_TOOL_RESULT_CHARS,
           cancellations: this.cancellations,
           ...(stop ? { stop } : {}),
+          ...(notes ? { notes } : {}),
           ...(this.options.interactions ? { asking: this.options.interactions } : {}),
         },
         this.logger,
@@ -310,9 +323,7 @@ export class ToolHost {
       );
     // Read-only and idempotent tools skip the claim and the record (see needsAtMostOnce): no KV round trip.
     const pending =
-      this.idempotent && needsAtMostOnce(tool.hints)
-        ? this.idempotent.execute(invocation, deadline, run)
-        : run();
+      atMostOnce && this.idempotent ? this.idempotent.execute(invocation, deadline, run) : run();
     this.inFlight.set(invocation.invocationId, pending);
     return pending.finally(() => this.inFlight.delete(invocation.invocationId));
   }

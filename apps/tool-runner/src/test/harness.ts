@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { ChatModel } from '@novelrag/agenturn';
 import { busRequest } from '@novelrag/bus';
 import { NunjucksPromptRenderer, findTemplatesRoot } from '@novelrag/llm';
-import { ToolHost } from '@novelrag/tool-kit';
+import { ToolHost, type ToolHostOptions } from '@novelrag/tool-kit';
 import {
   ApplyReply,
   InteractionRequest,
@@ -20,7 +20,7 @@ import {
 import { uniqueName } from '@novelrag/testkit';
 import type { z } from 'zod';
 import { ToolLlm } from '../prompts/tool-llm';
-import { NatsMemory, NatsResourceService } from '@novelrag/resource-client';
+import { NatsMemory, NatsResourceService, type ResourceService } from '@novelrag/resource-client';
 import { builtinTools } from '../tools/builtin-tools';
 import type { WebToolsConfig } from '../tools/web/web-config';
 import { ROOT, type StartedProcess, startProcess } from './processes';
@@ -152,10 +152,15 @@ export async function hostBuiltinTools(
     readonly random: () => number;
     readonly only?: readonly string[];
     readonly web?: WebToolsConfig;
+    /** At-most-once settings (default: a fresh bucket); tests inject a crashing store through it. */
+    readonly idempotency?: ToolHostOptions['idempotency'];
+    /** Wraps the resource-service the tools use (tests inject a crash into a write through it). */
+    readonly resources?: (service: ResourceService) => ResourceService;
   },
 ): Promise<ToolHost> {
+  const service = new NatsResourceService(nc, { timeoutMs: 10_000 });
   const tools = builtinTools({
-    resources: new NatsResourceService(nc, { timeoutMs: 10_000 }),
+    resources: options.resources ? options.resources(service) : service,
     memory: new NatsMemory(nc, { timeoutMs: 10_000 }),
     llm: new ToolLlm(model, new NunjucksPromptRenderer({ root: findTemplatesRoot() })),
     random: options.random,
@@ -167,7 +172,7 @@ export async function hostBuiltinTools(
     version: '1.0.0',
     instanceId: options.instanceId,
     tools,
-    idempotency: { bucket: uniqueName('results') },
+    idempotency: options.idempotency ?? { bucket: uniqueName('results') },
   });
   await host.start();
   return host;

@@ -1,9 +1,10 @@
 import { toolError, toolResult } from '@novelrag/agenturn';
 import { findOrNull } from '@novelrag/resource-client';
-import { AspectName, ChildrenKey, type JsonObject } from '@novelrag/contracts';
+import { AspectName, ChildrenKey, type JsonObject, ResourceOperation } from '@novelrag/contracts';
 import type { HostedTool } from '@novelrag/tool-kit';
 import { z } from 'zod';
 import { aspectView, json } from '../prompts/views';
+import { recordedPlan } from './recorded-plan';
 import { type ToolDeps, originOf, writeKey } from './tool-deps';
 
 const Field = z.object({ name: z.string(), type: z.string(), description: z.string() });
@@ -81,32 +82,35 @@ export function aspectCreateTool(deps: ToolDeps): HostedTool {
       if (firstAttempt && (await findOrNull(deps.resources, `/${name}`, signal))) {
         return toolError(`aspect ${name} already exists`, 'ALREADY_EXISTS');
       }
-      ctx.info(`initializing metadata of aspect ${name}`);
-      const draft = await deps.llm.structured(
-        ctx,
-        {
-          template: 'tool_initialize_aspect_metadata',
-          variables: { aspect_name: name, aspect_description: description },
-          instruction: 'Write the aspect metadata.',
-          purpose: 'aspect_metadata',
-          schema: AspectMetadataDraft,
-          schemaName: 'aspect_metadata',
-        },
-        signal,
-      );
-      const metadata = metadataOf(draft);
-      ctx.debug(`aspect ${name} metadata: ${JSON.stringify(metadata)}`);
+      // The operation an earlier attempt recorded (its runner died) is applied as it was, not drafted again.
+      const operation = await recordedPlan(ctx, 'aspect-plan', ResourceOperation, async () => {
+        ctx.info(`initializing metadata of aspect ${name}`);
+        const draft = await deps.llm.structured(
+          ctx,
+          {
+            template: 'tool_initialize_aspect_metadata',
+            variables: { aspect_name: name, aspect_description: description },
+            instruction: 'Write the aspect metadata.',
+            purpose: 'aspect_metadata',
+            schema: AspectMetadataDraft,
+            schemaName: 'aspect_metadata',
+          },
+          signal,
+        );
+        const metadata = metadataOf(draft);
+        ctx.debug(`aspect ${name} metadata: ${JSON.stringify(metadata)}`);
+        return {
+          type: 'aspect.create' as const,
+          name,
+          description: draft.description,
+          childrenKeys: [...new Set(draft.children_keys)],
+          metadata,
+        };
+      });
+      const metadata = operation.type === 'aspect.create' ? operation.metadata : {};
       await deps.resources.apply(
         {
-          operations: [
-            {
-              type: 'aspect.create',
-              name,
-              description: draft.description,
-              childrenKeys: [...new Set(draft.children_keys)],
-              metadata,
-            },
-          ],
+          operations: [operation],
           groupId: ctx.invocation.invocationId,
           idempotencyKey: writeKey(ctx, 'aspect'),
           origin: originOf(ctx, 'AspectCreateTool'),

@@ -1,9 +1,10 @@
 import { type ToolOutput, toolError, toolResult } from '@novelrag/agenturn';
 import { findOrNull } from '@novelrag/resource-client';
-import { type FindReply, type JsonObject, type ResourceOperation, isResourceUri } from '@novelrag/contracts';
+import { type FindReply, type JsonObject, ResourceOperation, isResourceUri } from '@novelrag/contracts';
 import type { HostedTool, ToolContext } from '@novelrag/tool-kit';
 import { z } from 'zod';
 import { findView, json } from '../prompts/views';
+import { recordedPlan } from './recorded-plan';
 import { type ToolDeps, originOf, writeKey } from './tool-deps';
 
 /** Structured output `updated_relations`: the complete new list from one resource to the other. */
@@ -120,7 +121,35 @@ function updatedRelations(
     .then((r) => r.relations);
 }
 
-/** Asks the model for the new lists and writes both directions in one atomic apply. */
+/** The operations that write the model's new lists in both directions. */
+async function relationOperations(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  request: RelationRequest,
+  source: Side,
+  target: Side,
+  signal: AbortSignal,
+): Promise<ResourceOperation[]> {
+  const { sourceUri, targetUri } = request;
+  const forward = await updatedRelations(deps, ctx, request, source, target, signal);
+  const backward =
+    target.found.kind === 'element'
+      ? await updatedRelations(deps, ctx, request, target, source, signal)
+      : null;
+  const operations: ResourceOperation[] = [
+    { type: 'relationship', source: sourceUri, target: targetUri, relations: forward },
+  ];
+  if (backward)
+    operations.push({ type: 'relationship', source: targetUri, target: sourceUri, relations: backward });
+  return operations;
+}
+
+const RelationPlan = z.array(ResourceOperation).min(1);
+
+/**
+ * Writes both directions in one atomic apply: the lists an earlier attempt of this call recorded (its runner died),
+ * else the model's new lists, recorded before they are applied.
+ */
 async function writeRelations(
   deps: ToolDeps,
   ctx: ToolContext,
@@ -130,14 +159,12 @@ async function writeRelations(
   signal: AbortSignal,
 ): Promise<RelationChange> {
   const { sourceUri, targetUri } = request;
-  const forward = await updatedRelations(deps, ctx, request, source, target, signal);
+  const operations = await recordedPlan(ctx, 'relation-plan', RelationPlan, () =>
+    relationOperations(deps, ctx, request, source, target, signal),
+  );
+  const forward = relationsIn(operations, sourceUri, targetUri) ?? [];
   const both = target.found.kind === 'element';
-  const backward = both ? await updatedRelations(deps, ctx, request, target, source, signal) : null;
-  const operations: ResourceOperation[] = [
-    { type: 'relationship', source: sourceUri, target: targetUri, relations: forward },
-  ];
-  if (backward)
-    operations.push({ type: 'relationship', source: targetUri, target: sourceUri, relations: backward });
+  const backward = both ? (relationsIn(operations, targetUri, sourceUri) ?? []) : null;
   const reply = await deps.resources.apply(
     {
       operations,
@@ -147,8 +174,8 @@ async function writeRelations(
     },
     signal,
   );
-  // A retried call (its first runner died after writing) read the lists its first attempt wrote and asked the
-  // model again; the write was answered from the first application: report that one, old lists from its undo.
+  // A retried call (its first runner died after writing) applies the lists its first attempt recorded, and the write is
+  // answered from the first application (also when no plan was recorded): report that one, old lists from its undo.
   const replayed = reply.replayed === true;
   return {
     replayed,

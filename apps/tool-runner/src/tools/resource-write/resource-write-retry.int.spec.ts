@@ -14,6 +14,7 @@ import {
   toolInvocation,
 } from '../../test/harness';
 import type { StartedProcess } from '../../test/processes';
+import { followUpScript, planningScript } from '../../test/write-scripts';
 
 // A ResourceWriteTool call retried after its first runner died having written: the retry regenerates its content
 // (another model call), but the resource-service answers its write from the first application. The tool must report
@@ -24,38 +25,8 @@ describe('write tools retried after a write that an earlier attempt applied', ()
   let rs: StartedProcess;
   let host: ToolHost;
   const model = new ScriptedChatModel([
-    {
-      kind: 'structured',
-      schemaName: 'content_perspectives',
-      respond: { perspectives: [{ id: 'p1', description: 'looks', rationale: 'first impression' }] },
-    },
-    { kind: 'text', purpose: 'content_from_perspective', respond: 'SECOND-ATTEMPT: a scar across her brow.' },
-    {
-      kind: 'structured',
-      schemaName: 'resource_operations',
-      respond: {
-        operations: [
-          {
-            type: 'splice',
-            uri: '/character',
-            children_key: null,
-            start: 0,
-            end: 0,
-            data_json: null,
-            elements_json: JSON.stringify([
-              { id: 'yu_gui', name: '余归', appearance: 'SECOND-ATTEMPT: a scar across her brow.' },
-            ]),
-          },
-        ],
-      },
-    },
-    {
-      kind: 'structured',
-      schemaName: 'required_updates',
-      respond: { perspective_updates: [], relation_updates: [] },
-    },
-    { kind: 'structured', schemaName: 'backlog_items', respond: { backlog_items: [] } },
-    { kind: 'text', purpose: 'summarize_resource_write', respond: 'Created 余归.' },
+    ...planningScript({ id: 'yu_gui', name: '余归', appearance: 'SECOND-ATTEMPT: a scar across her brow.' }),
+    ...followUpScript('Created 余归.'),
   ]);
 
   const switchable = new SwitchableChatModel(model);

@@ -8,6 +8,7 @@ import { discoverBacklog } from './backlog-discovery';
 import { type WriteRecord, cascadeUpdates } from './cascade-update';
 import { type ContentResult, type ContentTask, generateContent } from './content-generation';
 import { type ChildrenKeysOf, resourceOperationsSchema } from './operation-schema';
+import { readPlan, savePlan } from './write-plan';
 
 const NAME = 'ResourceWriteTool';
 
@@ -153,6 +154,100 @@ async function followUp(
   );
 }
 
+/** Generates the contents, then the operations that write them (a tool error when either fails). */
+async function planOperations(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  spec: string,
+  tasks: ContentTask[],
+  keysOf: ChildrenKeysOf,
+  signal: AbortSignal,
+): Promise<ResourceOperation[] | ToolOutput> {
+  const segments = await loadWorkspace(deps.resources, ctx, signal);
+  ctx.info(`generating content for ${tasks.length} task(s)`);
+  const contents = await generateContent(
+    deps,
+    ctx,
+    spec,
+    tasks,
+    renderForContent(segments, ctx.invocation.lang),
+    signal,
+  );
+  if (contents.length === 0) return toolError('no content could be generated for the tasks', 'TOOL_FAILED');
+  return buildOperations(deps, ctx, spec, contents, segments, keysOf, signal);
+}
+
+function declined(ctx: ToolContext): ToolOutput {
+  ctx.output('The write was declined; nothing was changed.');
+  return toolResult('The user declined the operations; nothing was changed.');
+}
+
+/**
+ * The operations to apply, confirmed by the human: those an earlier attempt of this call recorded (a retry after its
+ * runner died never regenerates them, nor asks again once they were answered), or new ones. Every decision is recorded
+ * (see WritePlan) before it is acted on. Null when the human declined; a tool error when no operations came out.
+ */
+async function confirmedOperations(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  params: Readonly<Record<string, unknown>>,
+  keysOf: ChildrenKeysOf,
+  signal: AbortSignal,
+): Promise<ResourceOperation[] | ToolOutput | null> {
+  const earlier = await readPlan(ctx);
+  if (earlier?.state === 'declined') return null;
+  if (earlier?.state === 'confirmed') {
+    ctx.info('an earlier attempt of this call had the operations confirmed; applying exactly those');
+    return earlier.operations;
+  }
+  let operations: ResourceOperation[];
+  if (earlier) {
+    operations = earlier.operations; // generated and shown before, never answered: the same question again
+  } else {
+    const spec = String(params['operation_specification']).trim();
+    const planned = await planOperations(
+      deps,
+      ctx,
+      spec,
+      params['content_generation_tasks'] as ContentTask[],
+      keysOf,
+      signal,
+    );
+    if (!Array.isArray(planned)) return planned; // a tool error
+    operations = planned;
+    await savePlan(ctx, { state: 'proposed', operations });
+  }
+  ctx.debug(`operations: ${JSON.stringify(operations)}`);
+  const approved = await ctx.confirm(confirmText(ctx, operations));
+  await savePlan(ctx, { state: approved ? 'confirmed' : 'declined', operations });
+  return approved ? operations : null;
+}
+
+/**
+ * The follow-up of a write that stands: its failure is reported in a result that says the write was applied (an error
+ * would tell the planner that nothing happened), unless the call itself was stopped.
+ */
+async function followUpOfStandingWrite(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  write: WriteRecord,
+  applied: ApplyReply,
+  writtenCount: number,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
+  try {
+    return await followUp(deps, ctx, write, applied.changedUris, writtenCount, signal);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    ctx.warning(`the follow-up of the applied write failed: ${reason}`);
+    return toolResult(
+      `Applied ${writtenCount} operation(s) to ${applied.changedUris.join(', ')}; the write stands, but its ` +
+        `follow-up (perspective and relation updates, backlog, summary) failed: ${reason}`,
+    );
+  }
+}
+
 /** The tool's call: content, operations, confirmation, apply, follow-up. */
 async function writeResources(
   deps: ToolDeps,
@@ -161,34 +256,21 @@ async function writeResources(
   signal: AbortSignal,
 ): Promise<ToolOutput> {
   const spec = String(params['operation_specification']).trim();
-  const tasks = params['content_generation_tasks'] as ContentTask[];
   if (spec === '') return toolError('operation_specification is empty', 'VALIDATION_FAILED');
-  const lang = ctx.invocation.lang;
-  const segments = await loadWorkspace(deps.resources, ctx, signal);
-
-  ctx.info(`generating content for ${tasks.length} task(s)`);
-  const contents = await generateContent(deps, ctx, spec, tasks, renderForContent(segments, lang), signal);
-  if (contents.length === 0) return toolError('no content could be generated for the tasks', 'TOOL_FAILED');
-
   const keysOf = await childrenKeysOf(deps, signal);
-  const operations = await buildOperations(deps, ctx, spec, contents, segments, keysOf, signal);
+  const operations = await confirmedOperations(deps, ctx, params, keysOf, signal);
+  if (operations === null) return declined(ctx);
   if (!Array.isArray(operations)) return operations; // a tool error
-
-  ctx.debug(`operations: ${JSON.stringify(operations)}`);
-  if (!(await ctx.confirm(confirmText(ctx, operations)))) {
-    ctx.output('The write was declined; nothing was changed.');
-    return toolResult('The user declined the operations; nothing was changed.');
-  }
   const { applied, written } = await applyOperations(deps, ctx, operations, signal);
   const after = await loadWorkspace(deps.resources, ctx, signal, applied.changedUris);
   const write: WriteRecord = {
     spec,
     operations: json(written),
     undoOperations: json(applied.undo),
-    context: renderForContent(after, lang),
+    context: renderForContent(after, ctx.invocation.lang),
     keysOf,
   };
-  return followUp(deps, ctx, write, applied.changedUris, written.length, signal);
+  return followUpOfStandingWrite(deps, ctx, write, applied, written.length, signal);
 }
 
 /**
