@@ -56,7 +56,7 @@ export const LlmEnv = z.object({
     'OpenAI-compatible `/v1/embeddings` model for the resource-service; default: a local hashed n-gram embedder.',
   ),
   NOVELRAG_EMBEDDING_DIMENSIONS: positiveInt.describe(
-    'Vector size of `NOVELRAG_EMBEDDING_MODEL`; required for models whose size is not known.',
+    'Vector size of `NOVELRAG_EMBEDDING_MODEL`; required for models whose size is not known. A store made for another size is resized and re-embedded when the resource-service opens it.',
   ),
   NOVELRAG_EMBEDDING_BASE_URL: optionalString
     .pipe(z.url({ protocol: /^https?$/ }).optional())

@@ -1,7 +1,6 @@
 import { InMemoryMemoryStore } from './memory/in-memory-memory-store';
 import type { MemoryUpsert } from './memory/memory-store.port';
 import type { AspectRecord, ElementRecord } from './model';
-import { cosine } from './scoring';
 import { buildSegments } from './segments';
 import type {
   ResourceStore,
@@ -21,6 +20,7 @@ import {
   type HybridSides,
   queryTerms,
   SearchEntries,
+  VectorIndex,
 } from './text';
 
 interface Row {
@@ -32,13 +32,18 @@ interface Row {
 
 /**
  * The reference ResourceStore: everything in maps, copies in and out. Search: BM25 over the analysed text and over
- * the names (`Bm25Index`), cosine similarity over every vector, fused by `fuse` (weighted RRF + name matches).
+ * the names (`Bm25Index`, inverted indexes), cosine similarity over a normalised vector matrix grouped by aspect
+ * (`VectorIndex`) and a lowercased-id map, all maintained on write and delete, fused by `fuse` (weighted RRF + name
+ * matches).
  * The shared contract suite checks the LanceDB and Qdrant stores against this behaviour.
  */
 export class InMemoryResourceStore implements ResourceStore {
   private readonly rows = new Map<string, Row>();
   private readonly keyword = new Bm25Index();
   private readonly names = new Bm25Index();
+  private readonly vectors = new VectorIndex();
+  /** Lowercased element id → uris (the exact-id side). */
+  private readonly byId = new Map<string, Set<string>>();
   /** Fusion weights other than the tuned ones (the evaluation's tuning uses it). */
   fusionWeights: FusionWeights | undefined;
   private aspects: AspectRecord[] = [];
@@ -115,11 +120,7 @@ export class InMemoryResourceStore implements ResourceStore {
 
   async delete(uris: readonly string[]): Promise<void> {
     this.assertOpen();
-    for (const uri of uris) {
-      this.rows.delete(uri);
-      this.keyword.delete(uri);
-      this.names.delete(uri);
-    }
+    for (const uri of uris) this.deleteRow(uri);
   }
 
   async saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
@@ -150,19 +151,10 @@ export class InMemoryResourceStore implements ResourceStore {
     const accept = (uri: string): boolean =>
       request.aspect === undefined || this.rows.get(uri)?.record.aspect === request.aspect;
     const terms = queryTerms(request.text);
-    const vector = [...this.rows.values()]
-      .filter((row) => accept(row.record.uri) && row.vector.some((x) => x !== 0))
-      .map((row) => ({ uri: row.record.uri, score: cosine(request.vector, row.vector) }))
-      .sort((a, b) => b.score - a.score || (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
-      .slice(0, limit)
-      .map((hit) => hit.uri);
-    const id = request.text.trim().toLowerCase();
-    const exact = [...this.rows.values()]
-      .filter((row) => accept(row.record.uri) && row.record.id.toLowerCase() === id)
-      .map((row) => row.record.uri);
+    const exact = [...(this.byId.get(request.text.trim().toLowerCase()) ?? [])].filter(accept).sort();
     return {
       keyword: this.keyword.search(terms.text, limit, accept),
-      vector,
+      vector: this.vectors.search(request.vector, limit, request.aspect),
       names: this.names.search(terms.names, limit, accept),
       exact,
     };
@@ -178,10 +170,33 @@ export class InMemoryResourceStore implements ResourceStore {
   }
 
   private setRow(row: Row): void {
+    const { uri, id, aspect } = row.record;
+    this.unindex(uri);
     const terms = documentTerms(row.record, row.text);
-    this.rows.set(row.record.uri, row);
-    this.keyword.set(row.record.uri, terms.text);
-    this.names.set(row.record.uri, terms.names);
+    this.rows.set(uri, row);
+    this.keyword.set(uri, terms.text);
+    this.names.set(uri, terms.names);
+    this.vectors.set(uri, row.vector, aspect);
+    const key = id.toLowerCase();
+    this.byId.set(key, (this.byId.get(key) ?? new Set()).add(uri));
+  }
+
+  private deleteRow(uri: string): void {
+    this.unindex(uri);
+    this.rows.delete(uri);
+  }
+
+  /** Removes a row from every index (the row itself stays). */
+  private unindex(uri: string): void {
+    const row = this.rows.get(uri);
+    if (!row) return;
+    this.keyword.delete(uri);
+    this.names.delete(uri);
+    this.vectors.delete(uri);
+    const key = row.record.id.toLowerCase();
+    const uris = this.byId.get(key);
+    uris?.delete(uri);
+    if (uris?.size === 0) this.byId.delete(key);
   }
 
   private assertOpen(): void {

@@ -40,7 +40,11 @@ export async function loadRepository(store: ResourceStore, embedder: Embedder, o
  * it); then orphan records (unreachable from any aspect) are deleted and records whose stored hash does not match
  * their content are re-embedded. Throws UNAVAILABLE when the store or the embedder fails.
  */
-export async function settleLoaded(store: ResourceStore, loaded: LoadedRepository): Promise<void> {
+export async function settleLoaded(
+  store: ResourceStore,
+  loaded: LoadedRepository,
+  options: RepositoryOptions = {},
+): Promise<void> {
   const { state, history, writer, orphans } = loaded;
   if (history.journal) {
     const journal = history.journal;
@@ -50,10 +54,29 @@ export async function settleLoaded(store: ResourceStore, loaded: LoadedRepositor
     await guard('delete orphan records', () => store.delete(orphans));
     writer.forget(orphans);
   }
+  await reembedStale(writer, options);
+}
+
+/** Default `RepositoryOptions.reembedBatch`. */
+const REEMBED_BATCH = 256;
+
+/**
+ * Re-embeds and rewrites the elements whose stored hash differs from their current one (a new analysis version, a new
+ * embedding model: then every element) in batches, logging progress after each. An element a batch already rewrote
+ * as a neighbour is skipped when its own batch comes.
+ */
+async function reembedStale(writer: StoreWriter, options: RepositoryOptions): Promise<void> {
   const stale = writer.staleUris();
-  if (stale.length > 0) {
-    await guard('re-embed stale records', async () =>
-      writer.carryOut(await writer.prepare(stale, false, false)),
-    );
+  if (stale.length === 0) return;
+  const size = Math.max(1, options.reembedBatch ?? REEMBED_BATCH);
+  options.log?.(`re-embedding ${stale.length} elements whose search text or embedding model changed`);
+  for (let start = 0; start < stale.length; start += size) {
+    const batch = stale.slice(start, start + size).filter((uri) => writer.isStale(uri));
+    if (batch.length > 0) {
+      await guard('re-embed stale records', async () =>
+        writer.carryOut(await writer.prepare(batch, false, false)),
+      );
+    }
+    options.log?.(`re-embedded ${Math.min(start + size, stale.length)}/${stale.length} elements`);
   }
 }

@@ -72,4 +72,11 @@ export interface RepositoryOptions {
   readonly appliedKeys?: Omit<AppliedKeysOptions, 'clock'>;
   readonly clock?: () => Date;
   readonly newId?: () => string;
+  /**
+   * Progress of long work when the repository opens (re-embedding stale elements, e.g. every element after an
+   * embedding model change): one message per batch. Messages hold counts only, no content.
+   */
+  readonly log?: (message: string) => void;
+  /** Elements embedded per call when re-embedding on open (default 256). */
+  readonly reembedBatch?: number;
 }

@@ -92,7 +92,7 @@ export class ResourceRepository {
       backlog,
       options,
     );
-    await settleLoaded(store, loaded);
+    await settleLoaded(store, loaded, options);
     return repo;
   }
 

@@ -52,6 +52,12 @@ export class StoreWriter {
       .map((record) => record.uri);
   }
 
+  /** Whether the element's stored search hash still differs from its current one. */
+  isStale(uri: string): boolean {
+    const record = this.tree.get(uri);
+    return record !== undefined && this.hashes.get(uri) !== this.entryOf(record).hash;
+  }
+
   private entryOf(record: ElementRecord, touched?: Touched): { text: string; hash: string } {
     return this.entries.entryOf(record, (uri) => this.tree.get(uri), touched);
   }

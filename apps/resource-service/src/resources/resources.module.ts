@@ -47,8 +47,12 @@ export async function openBackend(ctx: ServiceContext<ResourceServiceEnv>): Prom
   let store: ResourceStore;
   let repo: ResourceRepository;
   try {
-    store = await createStore(ctx.env, embedder.dimensions);
-    repo = await ResourceRepository.open(store, embedder).catch(async (err: unknown) => {
+    const progress = (message: string): void => log.info(message);
+    store = await createStore(ctx.env, embedder.dimensions, {
+      embed: (texts) => embedder.embed(texts),
+      log: progress,
+    });
+    repo = await ResourceRepository.open(store, embedder, { log: progress }).catch(async (err: unknown) => {
       await store.close().catch(() => undefined);
       throw err;
     });

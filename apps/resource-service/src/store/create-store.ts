@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ResourceStore } from '@novelrag/repository';
 import { FolderLock } from './folder-lock';
+import type { ResizeEmbed } from './lancedb-resize';
 import { LanceDbResourceStore } from './lancedb-store';
 import { QdrantResourceStore } from './qdrant-store';
 
@@ -11,24 +12,37 @@ export interface StoreEnv {
   readonly NOVELRAG_DATA_DIR: string;
 }
 
+/** For a store that holds vectors of another size (the embedding model changed): see `resizeTables`. */
+export interface StoreResizeOptions {
+  /** The configured embedder, to re-embed thread memories (elements are re-embedded by the repository). */
+  readonly embed?: ResizeEmbed;
+  /** Progress messages of the resize. */
+  readonly log?: (message: string) => void;
+}
+
 /**
  * Qdrant when `QDRANT_URL` is set (production), else the embedded LanceDB store in `<NOVELRAG_DATA_DIR>/store`, owned
  * by this process alone (`FolderLock`, released by the store's `close`). Rejects when the store cannot be
- * reached/opened, was created for other `dimensions`, or its folder is in use by another live process.
+ * reached/opened, or its folder is in use by another live process.
  */
-export async function createStore(env: StoreEnv, dimensions: number): Promise<ResourceStore> {
+export async function createStore(
+  env: StoreEnv,
+  dimensions: number,
+  resize: StoreResizeOptions = {},
+): Promise<ResourceStore> {
   if (env.QDRANT_URL) {
     return QdrantResourceStore.open({
       url: env.QDRANT_URL,
       ...(env.QDRANT_API_KEY ? { apiKey: env.QDRANT_API_KEY } : {}),
       dimensions,
+      ...resize,
     });
   }
   const dir = join(env.NOVELRAG_DATA_DIR, 'store');
   const lock = await FolderLock.acquire(dir);
   let store: ResourceStore;
   try {
-    store = await LanceDbResourceStore.open({ dir, dimensions });
+    store = await LanceDbResourceStore.open({ dir, dimensions, ...resize });
   } catch (err) {
     await lock.release();
     throw err;

@@ -6,16 +6,19 @@ import { describeStoreContract } from './contract/store-contract';
 describeStoreContract('in-memory', {
   async create() {
     let current = new InMemoryResourceStore();
+    const reopen = async () => {
+      current = new InMemoryResourceStore({
+        state: current.exportState(),
+        vectors: current.exportVectors(),
+        memories: current.memory.exportMemories(),
+      });
+      return current;
+    };
     return {
       store: current,
-      async reopen() {
-        current = new InMemoryResourceStore({
-          state: current.exportState(),
-          vectors: current.exportVectors(),
-          memories: current.memory.exportMemories(),
-        });
-        return current;
-      },
+      reopen,
+      // Nothing to resize: the repository re-embeds every element (the model is part of each search hash).
+      reopenWithDimensions: reopen,
       async cleanup() {
         await current.close();
       },

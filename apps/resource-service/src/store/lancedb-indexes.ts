@@ -92,6 +92,8 @@ export async function maintainVectorIndex(
 ): Promise<boolean> {
   const rows = await table.countRows();
   if (rows < minRows) return false;
+  // Rows still waiting for their vector after a resize (empty hash, zero vector) would train partitions on zeros.
+  if ((await table.countRows("hash = ''")) > 0) return false;
   const marker = join(metaDir, VECTOR_FILE);
   const trained = (await readJsonFile(marker)) as { rows?: unknown } | null;
   const trainedRows = typeof trained?.rows === 'number' ? trained.rows : 0;

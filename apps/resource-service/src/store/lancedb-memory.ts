@@ -19,9 +19,7 @@ import { readJsonFile, writeJsonFileAtomic } from './json-file';
 import { chunks, ftsIndex, IN_CHUNK } from './lancedb-common';
 import { sqlIn, sqlString } from './sql';
 
-const TABLE = 'memories';
-
-function tableSchema(dimensions: number): Schema {
+export function memoryTableSchema(dimensions: number): Schema {
   return new Schema([
     new Field('id', new Utf8(), false),
     new Field('thread_id', new Utf8(), false),
@@ -73,10 +71,15 @@ export class LanceDbMemoryTable implements MemoryStore {
   ) {}
 
   /** Opens (or creates) the table in `db`; `marker` records which analysis its index was built for. */
-  static async open(db: lancedb.Connection, dimensions: number, marker: string): Promise<LanceDbMemoryTable> {
-    const table = (await db.tableNames()).includes(TABLE)
-      ? await db.openTable(TABLE)
-      : await db.createEmptyTable(TABLE, tableSchema(dimensions));
+  static async open(
+    db: lancedb.Connection,
+    dimensions: number,
+    marker: string,
+    name: string,
+  ): Promise<LanceDbMemoryTable> {
+    const table = (await db.tableNames()).includes(name)
+      ? await db.openTable(name)
+      : await db.createEmptyTable(name, memoryTableSchema(dimensions));
     try {
       const vector = (await table.schema()).fields.find((field) => field.name === 'vector');
       const size = vector?.type instanceof FixedSizeList ? vector.type.listSize : undefined;

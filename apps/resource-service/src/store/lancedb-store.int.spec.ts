@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
-import { ResourceRepository, SEARCH_FORMAT } from '@novelrag/repository';
+import { LocalEmbedder, type MemoryUpsert, ResourceRepository, SEARCH_FORMAT } from '@novelrag/repository';
 import {
   contractEmbedder,
   makeItem,
@@ -39,14 +39,71 @@ describe('LanceDbResourceStore specifics', () => {
     await store.close();
   });
 
-  it('refuses a data folder made for other dimensions, and bad vectors', async () => {
+  it('refuses bad vectors', async () => {
     const store = await LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS });
     const record = makeRecord('/character/a', { name: 'a' });
     await expect(store.upsert([makeItem(record, [1, 2, 3])])).rejects.toThrow(/dimensions/);
     await expect(store.search({ text: 'a', vector: [1], limit: 1 })).rejects.toThrow(/dimensions/);
     await store.close();
     await expect(store.load()).rejects.toThrow(/closed/);
-    await expect(LanceDbResourceStore.open({ dir, dimensions: 8 })).rejects.toThrow(/32-dimensional/);
+  });
+
+  it('resizes a folder made for other dimensions: new tables named in store.json, memories re-embedded', async () => {
+    const first = await LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS });
+    await first.upsert([makeItem(makeRecord('/character/alice', { name: 'Alice' }))]);
+    const memory = (id: string, kind: 'episodic' | 'summary'): MemoryUpsert => ({
+      row: {
+        id,
+        threadId: 't',
+        kind,
+        goalId: null,
+        text: 'alpha beta',
+        createdAt: '2026-11-25T00:00:00.000Z',
+      },
+      vector: kind === 'summary' ? null : contractEmbedder().embedOne('alpha beta'),
+    });
+    await first.memory.upsertMemories([memory('mem-1', 'episodic'), memory('mem-2', 'summary')]);
+    await first.close();
+    // A resize that died before its commit point left a half-filled table of the new size: it is filled again.
+    const db = await lancedb.connect(join(dir, 'lance'));
+    (await db.createTable('elements_8', [{ uri: 'leftover' }])).close();
+    db.close();
+
+    const progress: string[] = [];
+    const small = new LocalEmbedder(8);
+    const store = await LanceDbResourceStore.open({
+      dir,
+      dimensions: 8,
+      embed: (texts) => small.embed(texts),
+      log: (message) => progress.push(message),
+    });
+    expect(progress).toEqual([
+      "resizing the store's vectors from 32 to 8 dimensions",
+      'resized 1/1 elements',
+      'resized 2/2 memories',
+      "resized the store's vectors to 8 dimensions",
+    ]);
+    const info = JSON.parse(await readFile(join(dir, 'meta', 'store.json'), 'utf8')) as unknown;
+    expect(info).toEqual({
+      schemaVersion: 1,
+      dimensions: 8,
+      tables: { elements: 'elements_8', memories: 'memories_8' },
+    });
+    // The element waits for the repository to re-embed it (empty hash); the searched memory has its new vector.
+    expect((await store.load()).records.map(({ record, hash }) => [record.uri, hash])).toEqual([
+      ['/character/alice', ''],
+    ]);
+    const hits = await store.memory.searchMemories({
+      threadId: 't',
+      text: 'zzz',
+      vector: small.embedOne('alpha beta'),
+      limit: 5,
+    });
+    expect(hits.map((hit) => hit.row.id)).toEqual(['mem-1']);
+    await store.close();
+    const check = await lancedb.connect(join(dir, 'lance'));
+    expect((await check.tableNames()).sort()).toEqual(['elements_8', 'memories_8']);
+    check.close();
   });
 
   it('re-indexes a folder written by an older analysis when it opens (index rebuilt, terms rewritten)', async () => {

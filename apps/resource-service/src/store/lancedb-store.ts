@@ -23,21 +23,28 @@ import {
 import { chunks, IN_CHUNK } from './lancedb-common';
 import { LanceDbMemoryTable } from './lancedb-memory';
 import { ANN_MIN_ROWS, ensureIdKey, ensureIndexes, ID_KEY, maintainVectorIndex } from './lancedb-indexes';
+import { resizeTables, type ResizeEmbed } from './lancedb-resize';
+import { memoryTableSchema } from './lancedb-memory';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';
 
 export interface LanceDbStoreOptions {
   /** The data folder (created when absent): `lance/` holds the table, `meta/` the JSON documents. */
   readonly dir: string;
-  /** The embedder's vector size; a folder created with another size is refused. */
+  /**
+   * The embedder's vector size. A folder holding another size is resized when it opens (`resizeTables`): every
+   * element is then re-embedded by the repository, and the searched memories here with `embed`.
+   */
   readonly dimensions: number;
+  /** The embedder, to re-embed thread memories when the vector size changes (without it they keep zeros). */
+  readonly embed?: ResizeEmbed;
+  /** Progress of long work when opening (a resize). */
+  readonly log?: (message: string) => void;
   /** Compact and re-index after this many writes (new rows are searchable before that anyway). Default 50. */
   readonly optimizeEvery?: number;
   /** Train the vector (IVF) index once the table holds this many rows; below it vector search scans. Default 10 000. */
   readonly annMinRows?: number;
 }
-
-const TABLE = 'elements';
 
 function tableSchema(dimensions: number): Schema {
   return new Schema([
@@ -90,7 +97,7 @@ export class LanceDbResourceStore implements ResourceStore {
     private readonly annMinRows: number,
   ) {}
 
-  /** Opens (or creates) the store in `options.dir`. Throws when the folder was created with other dimensions. */
+  /** Opens (or creates) the store in `options.dir`, resizing a folder made for other dimensions. */
   static async open(options: LanceDbStoreOptions): Promise<LanceDbResourceStore> {
     const { dir, dimensions } = options;
     if (!Number.isInteger(dimensions) || dimensions < 1)
@@ -99,9 +106,21 @@ export class LanceDbResourceStore implements ResourceStore {
     const meta = await StoreMeta.open(join(dir, 'meta'), dimensions);
     const db = await lancedb.connect(join(dir, 'lance'));
     try {
-      const table = (await db.tableNames()).includes(TABLE)
-        ? await db.openTable(TABLE)
-        : await db.createEmptyTable(TABLE, tableSchema(dimensions));
+      const tables =
+        meta.dimensions() === dimensions
+          ? meta.tables()
+          : await resizeTables({
+              db,
+              meta,
+              dimensions,
+              elementsSchema: tableSchema(dimensions),
+              memoriesSchema: memoryTableSchema(dimensions),
+              ...(options.embed ? { embed: options.embed } : {}),
+              ...(options.log ? { log: options.log } : {}),
+            });
+      const table = (await db.tableNames()).includes(tables.elements)
+        ? await db.openTable(tables.elements)
+        : await db.createEmptyTable(tables.elements, tableSchema(dimensions));
       const vector = (await table.schema()).fields.find((field) => field.name === 'vector');
       const size = vector?.type instanceof FixedSizeList ? vector.type.listSize : undefined;
       if (size !== dimensions) {
@@ -110,7 +129,12 @@ export class LanceDbResourceStore implements ResourceStore {
       }
       await ensureIdKey(table);
       await ensureIndexes(table, join(dir, 'meta'));
-      const memory = await LanceDbMemoryTable.open(db, dimensions, join(dir, 'meta', MEMORY_SEARCH_FILE));
+      const memory = await LanceDbMemoryTable.open(
+        db,
+        dimensions,
+        join(dir, 'meta', MEMORY_SEARCH_FILE),
+        tables.memories,
+      );
       const store = new LanceDbResourceStore(
         db,
         table,

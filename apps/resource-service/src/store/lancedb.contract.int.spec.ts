@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalEmbedder } from '@novelrag/repository';
 import { STORE_CONTRACT_DIMENSIONS } from './contract/fixtures';
 import { describeStoreContract } from './contract/store-contract';
 import { LanceDbResourceStore } from './lancedb-store';
@@ -10,8 +11,13 @@ import { LanceDbResourceStore } from './lancedb-store';
 describeStoreContract('LanceDB', {
   async create() {
     const dir = await mkdtemp(join(tmpdir(), 'novelrag-lance-'));
-    const open = () =>
-      LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS, optimizeEvery: 3 });
+    const open = (dimensions = STORE_CONTRACT_DIMENSIONS) =>
+      LanceDbResourceStore.open({
+        dir,
+        dimensions,
+        optimizeEvery: 3,
+        embed: (texts) => new LocalEmbedder(dimensions).embed(texts),
+      });
     let current: LanceDbResourceStore;
     try {
       current = await open();
@@ -23,6 +29,10 @@ describeStoreContract('LanceDB', {
       store: current,
       async reopen() {
         current = await open();
+        return current;
+      },
+      async reopenWithDimensions(dimensions: number) {
+        current = await open(dimensions);
         return current;
       },
       async cleanup() {

@@ -4,6 +4,7 @@ import { contractEmbedder, makeItem, makeRecord, STORE_CONTRACT_DIMENSIONS } fro
 import { qdrantContractStore } from './contract/qdrant-factory';
 import { describeStoreContract } from './contract/store-contract';
 import { NAME_TERM_PREFIX } from '@novelrag/repository';
+import { elementPoint } from './qdrant-mapping';
 import { QdrantResourceStore } from './qdrant-store';
 import { sparseVector } from './sparse';
 import * as qdrantEmulator from './testing/qdrant-emulator';
@@ -121,14 +122,45 @@ describe(`${SUITE}: focused checks`, () => {
     await store.close();
   });
 
-  it('refuses to open a collection whose dense size differs from the embedder', async () => {
+  it('resizes collections of another dense size through a staging collection, finishing an interrupted resize', async () => {
     const collection = newName('size');
-    await (
-      await QdrantResourceStore.open({ client, collection, dimensions: STORE_CONTRACT_DIMENSIONS })
-    ).close();
-    await expect(QdrantResourceStore.open({ client, collection, dimensions: 16 })).rejects.toThrow(
-      /dense vectors of size 32, but the embedder produces 16/,
-    );
+    const first = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    await first.upsert([makeItem(makeRecord('/character/alice', { name: 'Alice' }))]);
+    await first.close();
+    const sizeOf = async (name: string) =>
+      ((await client.getCollection(name)).config.params.vectors as Record<string, { size: number }>)['dense']
+        ?.size;
+    const progress: string[] = [];
+    const store = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: 16,
+      log: (message) => progress.push(message),
+    });
+    expect(await sizeOf(collection)).toBe(16);
+    expect(await sizeOf(`${collection}_memory`)).toBe(16);
+    expect((await client.collectionExists(`${collection}_resize`)).exists).toBe(false);
+    expect((await store.load()).records.map(({ record, hash }) => [record.uri, hash])).toEqual([
+      ['/character/alice', ''],
+    ]);
+    expect(progress).toContain(`resized Qdrant collection ${collection} to 16 dimensions`);
+    await store.close();
+    // A resize interrupted after the old collection was deleted: only the staging collection holds the points, and
+    // the next open moves them in.
+    await client.createCollection(`${collection}_x_resize`, {
+      vectors: { dense: { size: 16, distance: 'Cosine' } },
+      sparse_vectors: { bm25: { modifier: 'idf' } },
+    });
+    const item = makeItem(makeRecord('/character/bob', { name: 'Bob' }), null);
+    await client.upsert(`${collection}_x_resize`, { wait: true, points: [elementPoint(item)] });
+    const resumed = await QdrantResourceStore.open({ client, collection: `${collection}_x`, dimensions: 16 });
+    expect((await resumed.load()).records.map(({ record }) => record.uri)).toEqual(['/character/bob']);
+    expect((await client.collectionExists(`${collection}_x_resize`)).exists).toBe(false);
+    await resumed.close();
   });
 
   describe('emulated Qdrant semantics', () => {

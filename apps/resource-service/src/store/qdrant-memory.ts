@@ -14,6 +14,7 @@ import {
   SEARCHED_MEMORY_KINDS,
 } from '@novelrag/repository';
 import { DENSE, SPARSE } from './qdrant-mapping';
+import { resizeCollection, type StoredPoint } from './qdrant-resize';
 import type { QdrantPort } from './qdrant-store';
 import { sparseVector } from './sparse';
 import { pointIdOf } from './uuid5';
@@ -44,6 +45,59 @@ function rowOf(payload: Record<string, unknown> | null | undefined): MemoryRow {
 
 const match = (key: string, value: string) => ({ key, match: { value } });
 
+export interface MemoryResizeOptions {
+  readonly embed?: ((texts: readonly string[]) => Promise<number[][]>) | undefined;
+  readonly log?: ((message: string) => void) | undefined;
+}
+
+async function createMemoryCollection(client: QdrantPort, name: string, dimensions: number): Promise<void> {
+  await client.createCollection(name, {
+    vectors: { [DENSE]: { size: dimensions, distance: 'Cosine' } },
+    sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
+  });
+  for (const field of INDEXED) {
+    await client.createPayloadIndex(name, { field_name: field, field_schema: 'keyword', wait: true });
+  }
+}
+
+/** A memory's point: the dense vector when given (never for the summary), the sparse one of its terms, the payload. */
+function memoryPoint(
+  row: MemoryRow,
+  vector: readonly number[] | null,
+  dimensions: number,
+): Schemas['PointStruct'] {
+  if (vector && vector.length !== dimensions)
+    throw new Error(`Vector of memory ${row.id} has ${vector.length} dimensions, expected ${dimensions}`);
+  const sparse = sparseVector(memoryTerms(row.text));
+  return {
+    id: pointOf(row.id),
+    vector: { ...(vector ? { [DENSE]: [...vector] } : {}), [SPARSE]: sparse },
+    payload: {
+      schemaVersion: QDRANT_MEMORY_PAYLOAD_VERSION,
+      id: row.id,
+      thread_id: row.threadId,
+      kind: row.kind,
+      goal_id: row.goalId,
+      created_at: row.createdAt,
+      text: row.text,
+    },
+  };
+}
+
+/** Stored memory points at a new size: searched kinds re-embedded from their text (when `embed` is given). */
+async function rebuildMemories(
+  points: readonly StoredPoint[],
+  dimensions: number,
+  embed: MemoryResizeOptions['embed'],
+): Promise<Schemas['PointStruct'][]> {
+  const rows = points.map((point) => rowOf(point.payload));
+  const searched = embed ? rows.filter((row) => SEARCHED_MEMORY_KINDS.includes(row.kind)) : [];
+  const vectors = embed && searched.length > 0 ? await embed(searched.map((row) => row.text)) : [];
+  if (vectors.length !== searched.length) throw new Error('The embedder returned a wrong number of vectors');
+  const vectorOf = new Map(searched.map((row, index) => [row.id, vectors[index] ?? null]));
+  return rows.map((row) => memoryPoint(row, vectorOf.get(row.id) ?? null, dimensions));
+}
+
 /**
  * Thread memories on Qdrant: the collection `<elements collection>_memory`, one point per memory (id = UUIDv5 of
  * the memory id) with the dense vector `dense` (cosine; absent for the summary) and the sparse vector `bm25` of its
@@ -59,13 +113,25 @@ export class QdrantMemoryCollection implements MemoryStore {
     private readonly assertOpen: () => void,
   ) {}
 
-  /** Creates the collection and its payload indexes when absent. Throws when the dense size differs. */
+  /**
+   * Creates the collection and its payload indexes when absent; one of another dense size is resized, its searched
+   * memories re-embedded with `resize.embed` (see `resizeCollection`).
+   */
   static async open(
     client: QdrantPort,
     collection: string,
     dimensions: number,
     assertOpen: () => void,
+    resize: MemoryResizeOptions = {},
   ): Promise<QdrantMemoryCollection> {
+    await resizeCollection({
+      client,
+      collection,
+      dimensions,
+      create: (name) => createMemoryCollection(client, name, dimensions),
+      rebuild: (points) => rebuildMemories(points, dimensions, resize.embed),
+      log: resize.log,
+    });
     if ((await client.collectionExists(collection)).exists) {
       const info = await client.getCollection(collection);
       const vectors = info.config.params.vectors as Record<string, { size?: number }> | undefined;
@@ -75,17 +141,7 @@ export class QdrantMemoryCollection implements MemoryStore {
           `Qdrant collection ${collection} has ${DENSE} vectors of size ${size}, not ${dimensions}`,
         );
     } else {
-      await client.createCollection(collection, {
-        vectors: { [DENSE]: { size: dimensions, distance: 'Cosine' } },
-        sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
-      });
-      for (const field of INDEXED) {
-        await client.createPayloadIndex(collection, {
-          field_name: field,
-          field_schema: 'keyword',
-          wait: true,
-        });
-      }
+      await createMemoryCollection(client, collection, dimensions);
     }
     return new QdrantMemoryCollection(client, collection, dimensions, assertOpen);
   }
@@ -94,26 +150,7 @@ export class QdrantMemoryCollection implements MemoryStore {
     this.assertOpen();
     const latest = [...new Map(items.map((item) => [item.row.id, item])).values()];
     if (latest.length === 0) return;
-    const points = latest.map(({ row, vector }): Schemas['PointStruct'] => {
-      if (vector && vector.length !== this.dimensions)
-        throw new Error(
-          `Vector of memory ${row.id} has ${vector.length} dimensions, expected ${this.dimensions}`,
-        );
-      const sparse = sparseVector(memoryTerms(row.text));
-      return {
-        id: pointOf(row.id),
-        vector: { ...(vector ? { [DENSE]: vector } : {}), [SPARSE]: sparse },
-        payload: {
-          schemaVersion: QDRANT_MEMORY_PAYLOAD_VERSION,
-          id: row.id,
-          thread_id: row.threadId,
-          kind: row.kind,
-          goal_id: row.goalId,
-          created_at: row.createdAt,
-          text: row.text,
-        },
-      };
-    });
+    const points = latest.map(({ row, vector }) => memoryPoint(row, vector, this.dimensions));
     await this.client.upsert(this.collection, { wait: true, points });
   }
 

@@ -28,6 +28,7 @@ import {
   SPARSE,
 } from './qdrant-mapping';
 import { QdrantMemoryCollection } from './qdrant-memory';
+import { resizeCollection } from './qdrant-resize';
 import { sparseVector } from './sparse';
 import { pointIdOf, uuidV5, RESOURCE_URI_NAMESPACE } from './uuid5';
 
@@ -37,6 +38,7 @@ export type QdrantPort = Pick<
   | 'collectionExists'
   | 'createCollection'
   | 'createPayloadIndex'
+  | 'deleteCollection'
   | 'getCollection'
   | 'batchUpdate'
   | 'retrieve'
@@ -53,8 +55,15 @@ export interface QdrantStoreOptions {
   readonly apiKey?: string;
   /** Element collection; the meta documents live in `<collection>_meta`. Default `novelrag_elements`. */
   readonly collection?: string;
-  /** Size of the dense vectors (the embedder's); an existing collection of another size is refused. */
+  /**
+   * Size of the dense vectors (the embedder's). Collections of another size are resized when the store opens
+   * (`resizeCollection`): elements lose their dense vector and hash, so the repository re-embeds every one; searched
+   * memories are re-embedded here with `embed` (without it they keep only their sparse vector).
+   */
   readonly dimensions: number;
+  readonly embed?: (texts: readonly string[]) => Promise<number[][]>;
+  /** Progress of a resize. */
+  readonly log?: (message: string) => void;
 }
 
 export const DEFAULT_QDRANT_COLLECTION = 'novelrag_elements';
@@ -95,7 +104,7 @@ export class QdrantResourceStore implements ResourceStore {
     return this.memoryPart;
   }
 
-  /** Creates the collections and payload indexes when absent. Throws when the dense size differs. */
+  /** Creates the collections and payload indexes when absent, resizing those of another dense size. */
   static async open(options: QdrantStoreOptions): Promise<QdrantResourceStore> {
     const { dimensions } = options;
     if (!Number.isInteger(dimensions) || dimensions < 1)
@@ -109,11 +118,42 @@ export class QdrantResourceStore implements ResourceStore {
       });
     const collection = options.collection ?? DEFAULT_QDRANT_COLLECTION;
     const store = new QdrantResourceStore(client, collection, dimensions);
+    await resizeCollection({
+      client,
+      collection,
+      dimensions,
+      create: (name) => store.createElements(name),
+      rebuild: async (points) =>
+        points.map((point) =>
+          elementPoint({
+            record: recordFromPayload(point.payload),
+            hash: '',
+            text: String(point.payload['text'] ?? ''),
+            vector: null,
+          }),
+        ),
+      log: options.log,
+    });
     await store.ensureCollections();
-    store.memoryPart = await QdrantMemoryCollection.open(client, `${collection}_memory`, dimensions, () =>
-      store.assertOpen(),
+    store.memoryPart = await QdrantMemoryCollection.open(
+      client,
+      `${collection}_memory`,
+      dimensions,
+      () => store.assertOpen(),
+      { embed: options.embed, log: options.log },
     );
     return store;
+  }
+
+  /** Creates an element collection of the store's size with its payload indexes. */
+  private async createElements(name: string): Promise<void> {
+    await this.client.createCollection(name, {
+      vectors: { [DENSE]: { size: this.dimensions, distance: 'Cosine' } },
+      sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
+    });
+    for (const field of INDEXED_FIELDS) {
+      await this.client.createPayloadIndex(name, { field_name: field, field_schema: 'keyword', wait: true });
+    }
   }
 
   private get metaCollection(): string {
@@ -131,17 +171,7 @@ export class QdrantResourceStore implements ResourceStore {
         );
       }
     } else {
-      await this.client.createCollection(this.collection, {
-        vectors: { [DENSE]: { size: this.dimensions, distance: 'Cosine' } },
-        sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
-      });
-      for (const field of INDEXED_FIELDS) {
-        await this.client.createPayloadIndex(this.collection, {
-          field_name: field,
-          field_schema: 'keyword',
-          wait: true,
-        });
-      }
+      await this.createElements(this.collection);
     }
     if (!(await this.client.collectionExists(this.metaCollection)).exists) {
       await this.client.createCollection(this.metaCollection, { vectors: { size: 1, distance: 'Dot' } });

@@ -7,7 +7,21 @@ import { readJsonFile, writeJsonFileAtomic } from './json-file';
 /** Format of every file in the meta folder. */
 export const META_SCHEMA_VERSION = 1;
 
-const StoreInfo = z.object({ schemaVersion: z.literal(META_SCHEMA_VERSION), dimensions: z.int().positive() });
+const TableName = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/);
+const StoreInfo = z.object({
+  schemaVersion: z.literal(META_SCHEMA_VERSION),
+  dimensions: z.int().positive(),
+  /** The LanceDB tables holding the data (absent: `elements` and `memories`, their names before any resize). */
+  tables: z.object({ elements: TableName, memories: TableName }).optional(),
+});
+
+/** The LanceDB tables of a data folder. */
+export interface StoreTables {
+  readonly elements: string;
+  readonly memories: string;
+}
+
+export const DEFAULT_TABLES: StoreTables = { elements: 'elements', memories: 'memories' };
 const Document = z.object({ schemaVersion: z.literal(META_SCHEMA_VERSION), value: z.unknown() });
 const Aspects = z.array(AspectRecord);
 
@@ -24,15 +38,38 @@ async function readDocument(path: string): Promise<unknown> {
  * (tmp + fsync + rename) and cached in memory. Files rather than a LanceDB table: each save replaces one whole
  * document, which a rename does atomically without piling up table versions and fragments on every write (the
  * history document, `undo.json`, is saved with every repository write). `store.json` records the vector size the
- * folder was made for.
+ * folder's tables hold and their names.
  */
 export class StoreMeta {
   private constructor(
     private readonly dir: string,
+    private info: { dimensions: number; tables: StoreTables },
     private aspectList: AspectRecord[],
     private undoJson: unknown,
     private backlogJson: unknown,
   ) {}
+
+  /** The vector size the folder's tables hold. */
+  dimensions(): number {
+    return this.info.dimensions;
+  }
+
+  tables(): StoreTables {
+    return this.info.tables;
+  }
+
+  /**
+   * Records new tables and their vector size (atomically: the commit point of a resize, before the old tables are
+   * dropped).
+   */
+  async saveInfo(dimensions: number, tables: StoreTables): Promise<void> {
+    await writeJsonFileAtomic(join(this.dir, 'store.json'), {
+      schemaVersion: META_SCHEMA_VERSION,
+      dimensions,
+      tables,
+    });
+    this.info = { dimensions, tables: { ...tables } };
+  }
 
   aspects(): AspectRecord[] {
     return structuredClone(this.aspectList);
@@ -68,27 +105,26 @@ export class StoreMeta {
     return writeJsonFileAtomic(join(this.dir, `${name}.json`), { schemaVersion: META_SCHEMA_VERSION, value });
   }
 
-  /** Loads (or initialises) the folder. Throws when it was made for other dimensions or holds unknown formats. */
+  /**
+   * Loads (or initialises, for `dimensions`) the folder. Throws when it holds unknown formats. The recorded vector
+   * size may differ from `dimensions`: the store then resizes (see `lancedb-resize.ts`).
+   */
   static async open(dir: string, dimensions: number): Promise<StoreMeta> {
     await mkdir(dir, { recursive: true });
     const infoPath = join(dir, 'store.json');
     const raw = await readJsonFile(infoPath);
+    let info = { dimensions, tables: DEFAULT_TABLES };
     if (raw === null) {
       await writeJsonFileAtomic(infoPath, { schemaVersion: META_SCHEMA_VERSION, dimensions });
     } else {
-      const info = StoreInfo.safeParse(raw);
-      if (!info.success)
+      const parsed = StoreInfo.safeParse(raw);
+      if (!parsed.success)
         throw new Error(`${infoPath} is not a version ${META_SCHEMA_VERSION} store description`);
-      if (info.data.dimensions !== dimensions) {
-        throw new Error(
-          `The store in ${dir} was created for ${info.data.dimensions}-dimensional vectors, but the embedder ` +
-            `produces ${dimensions}: use the same embedding model, or a new data folder and re-import`,
-        );
-      }
+      info = { dimensions: parsed.data.dimensions, tables: parsed.data.tables ?? DEFAULT_TABLES };
     }
     const aspects = Aspects.parse((await readDocument(join(dir, 'aspects.json'))) ?? []);
     const undo = await readDocument(join(dir, 'undo.json'));
     const backlog = await readDocument(join(dir, 'backlog.json'));
-    return new StoreMeta(dir, aspects, undo, backlog);
+    return new StoreMeta(dir, info, aspects, undo, backlog);
   }
 }

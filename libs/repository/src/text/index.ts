@@ -11,6 +11,7 @@ export {
   stem,
 } from './analyzer';
 export { Bm25Index } from './bm25';
+export { VectorIndex } from './vector-index';
 export {
   documentTerms,
   elementKeys,

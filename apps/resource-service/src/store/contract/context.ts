@@ -8,6 +8,11 @@ export interface StoreHarness {
    * the returned store becomes the one `cleanup` must release.
    */
   reopen(): Promise<ResourceStore>;
+  /**
+   * The same data opened for vectors of `dimensions` (the embedding model changed to another size): the store
+   * resizes, and re-embeds thread memories with `LocalEmbedder(dimensions)` where it keeps vectors of them.
+   */
+  reopenWithDimensions(dimensions: number): Promise<ResourceStore>;
   /** Closes what is still open and removes the data. */
   cleanup(): Promise<void>;
 }
@@ -24,6 +29,8 @@ export interface ContractContext {
   readonly store: ResourceStore;
   /** Closes the current store (or the repository that owns it) and reopens the same data. */
   restart(repo?: ResourceRepository): Promise<ResourceStore>;
+  /** `restart`, opening the data for another vector size (see `StoreHarness.reopenWithDimensions`). */
+  restartWithDimensions(dimensions: number, repo?: ResourceRepository): Promise<ResourceStore>;
   /** A repository over the current store with the contract embedder. */
   openRepo(): Promise<ResourceRepository>;
   /** `restart(repo)` then `openRepo()`. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { QdrantClient } from '@qdrant/js-client-rest';
+import { LocalEmbedder } from '@novelrag/repository';
 import { QdrantResourceStore } from '../qdrant-store';
 import { STORE_CONTRACT_DIMENSIONS } from './fixtures';
 
@@ -9,12 +10,22 @@ import { STORE_CONTRACT_DIMENSIONS } from './fixtures';
  */
 export async function qdrantContractStore(client: QdrantClient) {
   const collection = `novelrag_contract_${randomBytes(6).toString('hex')}`;
-  const open = () => QdrantResourceStore.open({ client, collection, dimensions: STORE_CONTRACT_DIMENSIONS });
+  const open = (dimensions = STORE_CONTRACT_DIMENSIONS) =>
+    QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions,
+      embed: (texts) => new LocalEmbedder(dimensions).embed(texts),
+    });
   let current = await open();
   return {
     store: current,
     async reopen() {
       current = await open();
+      return current;
+    },
+    async reopenWithDimensions(dimensions: number) {
+      current = await open(dimensions);
       return current;
     },
     async cleanup() {

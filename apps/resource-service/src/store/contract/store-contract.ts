@@ -9,6 +9,7 @@ import { contractEmbedder } from './fixtures';
 import { registerHistoryCases } from './history-cases';
 import { registerMemoryCases } from './memory-cases';
 import { registerRepositoryCases } from './repository-cases';
+import { registerResizeCases } from './resize-cases';
 import { registerSearchCases } from './search-cases';
 
 export type { ContractContext, StoreContractFactory, StoreHarness } from './context';
@@ -28,6 +29,13 @@ class Context implements ContractContext {
     if (repo) await repo.close();
     else await this.current.close();
     this.current = await this.harness.reopen();
+    return this.current;
+  }
+
+  async restartWithDimensions(dimensions: number, repo?: ResourceRepository): Promise<ResourceStore> {
+    if (repo) await repo.close();
+    else await this.current.close();
+    this.current = await this.harness.reopenWithDimensions(dimensions);
     return this.current;
   }
 
@@ -80,5 +88,6 @@ export function describeStoreContract(name: string, factory: StoreContractFactor
     describe('search and segments', () => registerSearchCases(ctx));
     describe('text analysis and what is indexed', () => registerAnalysisCases(ctx));
     describe('thread memory', () => registerMemoryCases(ctx));
+    describe('embedding model of another vector size', () => registerResizeCases(ctx));
   });
 }

@@ -1,0 +1,195 @@
+import { cosine } from '../scoring';
+
+/** Extra candidates the approximate (float32) pass keeps before the exact cosine re-ranks them. */
+const RERANK_MARGIN = 16;
+
+/**
+ * The in-memory store's vector side: every vector normalised once, on write, into one contiguous float32 matrix
+ * (a slot per id, freed slots reused), so a query is a dot product per row and a bounded top-k, without allocating
+ * per row. The top `limit + RERANK_MARGIN` of that pass are scored again with the exact double-precision `cosine` of
+ * the stored vectors and sorted (score, then id), so the ranking is the one a full exact scan gives. Rows are grouped
+ * by a key (the aspect), so a filtered query reads only its group. One vector size at a time: a vector of another
+ * size empties the index first (the repository re-embeds everything when the model changes), so sizes never mix.
+ * Zero vectors (an element never embedded) are not indexed: cosine search never returns them.
+ */
+export class VectorIndex {
+  private dimensions = 0;
+  private matrix = new Float32Array(0);
+  private readonly slotOf = new Map<string, number>();
+  private ids: (string | undefined)[] = [];
+  private vectors: (readonly number[] | undefined)[] = [];
+  private free: number[] = [];
+  /** group → slots of that group. */
+  private readonly groups = new Map<string, Set<number>>();
+  private groupOf: (string | undefined)[] = [];
+
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  set(id: string, vector: readonly number[], group: string): void {
+    this.delete(id);
+    let norm = 0;
+    for (const x of vector) norm += x * x;
+    if (vector.length === 0 || norm === 0) return;
+    if (vector.length !== this.dimensions) this.reset(vector.length);
+    const slot = this.free.pop() ?? this.grow();
+    const scale = 1 / Math.sqrt(norm);
+    const base = slot * this.dimensions;
+    for (let i = 0; i < this.dimensions; i++) this.matrix[base + i] = (vector[i] as number) * scale;
+    this.slotOf.set(id, slot);
+    this.ids[slot] = id;
+    this.vectors[slot] = vector;
+    this.groupOf[slot] = group;
+    const members = this.groups.get(group) ?? new Set<number>();
+    members.add(slot);
+    this.groups.set(group, members);
+  }
+
+  delete(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.slotOf.delete(id);
+    this.ids[slot] = undefined;
+    this.vectors[slot] = undefined;
+    const group = this.groupOf[slot] as string;
+    this.groupOf[slot] = undefined;
+    const members = this.groups.get(group);
+    members?.delete(slot);
+    if (members?.size === 0) this.groups.delete(group);
+    this.free.push(slot);
+  }
+
+  /** The ids of the `limit` vectors most similar (cosine) to `query`, best first, ties by id; only `group` if given. */
+  search(query: readonly number[], limit: number, group?: string): string[] {
+    if (limit <= 0 || query.length !== this.dimensions || this.slotOf.size === 0) return [];
+    let norm = 0;
+    for (const x of query) norm += x * x;
+    if (norm === 0) return [];
+    const q = Float32Array.from(query, (x) => x / Math.sqrt(norm));
+    const keep = limit + RERANK_MARGIN;
+    const top = new TopK(keep, this.ids);
+    const d = this.dimensions;
+    const score = (slot: number): void => {
+      const base = slot * d;
+      let dot = 0;
+      for (let i = 0; i < d; i++) dot += (q[i] as number) * (this.matrix[base + i] as number);
+      top.offer(slot, dot);
+    };
+    if (group !== undefined) {
+      for (const slot of this.groups.get(group) ?? []) score(slot);
+    } else {
+      for (let slot = 0; slot < this.ids.length; slot++) if (this.ids[slot] !== undefined) score(slot);
+    }
+    return top
+      .slots()
+      .map((slot) => ({
+        id: this.ids[slot] as string,
+        score: cosine(query, this.vectors[slot] as readonly number[]),
+      }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, limit)
+      .map((hit) => hit.id);
+  }
+
+  private reset(dimensions: number): void {
+    this.dimensions = dimensions;
+    this.matrix = new Float32Array(0);
+    this.slotOf.clear();
+    this.ids = [];
+    this.vectors = [];
+    this.free = [];
+    this.groups.clear();
+    this.groupOf = [];
+  }
+
+  /** A new slot at the end, doubling the matrix when it is full. */
+  private grow(): number {
+    const slot = this.ids.length;
+    this.ids.push(undefined);
+    this.vectors.push(undefined);
+    this.groupOf.push(undefined);
+    if ((slot + 1) * this.dimensions > this.matrix.length) {
+      const bigger = new Float32Array(Math.max(64, (slot + 1) * 2) * this.dimensions);
+      bigger.set(this.matrix);
+      this.matrix = bigger;
+    }
+    return slot;
+  }
+}
+
+/**
+ * A bounded min-heap of (slot, score): keeps the `capacity` best offered, best meaning a higher score, then (on equal
+ * scores) a smaller id, as the final ranking orders them. The root is the worst entry kept.
+ */
+class TopK {
+  private readonly heapSlots: number[] = [];
+  private readonly heapScores: number[] = [];
+
+  constructor(
+    private readonly capacity: number,
+    private readonly ids: readonly (string | undefined)[],
+  ) {}
+
+  offer(slot: number, score: number): void {
+    const n = this.heapScores.length;
+    if (n < this.capacity) {
+      this.heapSlots.push(slot);
+      this.heapScores.push(score);
+      this.up(n);
+    } else if (this.below(this.heapSlots[0] as number, this.heapScores[0] as number, slot, score)) {
+      this.heapSlots[0] = slot;
+      this.heapScores[0] = score;
+      this.down(0);
+    }
+  }
+
+  slots(): number[] {
+    return [...this.heapSlots];
+  }
+
+  /** Whether (slotA, scoreA) ranks below (slotB, scoreB). */
+  private below(slotA: number, scoreA: number, slotB: number, scoreB: number): boolean {
+    if (scoreA !== scoreB) return scoreA < scoreB;
+    return (this.ids[slotA] as string) > (this.ids[slotB] as string);
+  }
+
+  private belowAt(a: number, b: number): boolean {
+    return this.below(
+      this.heapSlots[a] as number,
+      this.heapScores[a] as number,
+      this.heapSlots[b] as number,
+      this.heapScores[b] as number,
+    );
+  }
+
+  private up(index: number): void {
+    let i = index;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.belowAt(i, parent)) return;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private down(index: number): void {
+    const n = this.heapScores.length;
+    let i = index;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let worst = i;
+      if (left < n && this.belowAt(left, worst)) worst = left;
+      if (right < n && this.belowAt(right, worst)) worst = right;
+      if (worst === i) return;
+      this.swap(i, worst);
+      i = worst;
+    }
+  }
+
+  private swap(a: number, b: number): void {
+    [this.heapSlots[a], this.heapSlots[b]] = [this.heapSlots[b] as number, this.heapSlots[a] as number];
+    [this.heapScores[a], this.heapScores[b]] = [this.heapScores[b] as number, this.heapScores[a] as number];
+  }
+}
