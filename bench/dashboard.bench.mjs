@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jetstream } from '@nats-io/jetstream';
+import { goalPoster } from './lib/goals.mjs';
 import { createInfra } from './lib/infra.mjs';
 import { machine, markdownTable, ms, positiveInts, summarize } from './lib/report.mjs';
 
@@ -64,15 +65,8 @@ function traceFactory(goalId) {
 }
 
 async function seed(gatewayUrl, nc) {
-  const post = async (body) => {
-    const res = await fetch(`${gatewayUrl}/v1/goals`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 202) throw new Error(`POST /v1/goals answered ${res.status}: ${await res.text()}`);
-    return (await res.json()).goalId;
-  };
+  const postGoal = goalPoster(gatewayUrl);
+  const post = async (body) => (await postGoal(body)).goalId;
   log(`seeding ${opts.goals} goals and one goal of ${opts.events} trace events`);
   const big = await post({ request: 'Create the protagonist 余归 and link her to the Azure Sect' });
   for (let i = 1; i < opts.goals; i += 16)

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { finalizeAtOnceScenario, goalPoster } from './lib/goals.mjs';
 import { createInfra } from './lib/infra.mjs';
 import { acceptanceBench } from './lib/acceptance.mjs';
 import { concurrent, dispatchBench, sequential } from './lib/dispatch.mjs';
@@ -78,15 +79,7 @@ async function main() {
       NOVELRAG_RATE_LIMIT_PER_MIN: '1000000',
     });
   }
-  const post = async (body) => {
-    const res = await fetch(`${gatewayUrl}/v1/goals`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 202) throw new Error(`POST /v1/goals answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+  const post = goalPoster(gatewayUrl);
 
   if (opts.only.has('accept')) {
     await acceptanceBench({ root, nc, opts, post, log, results, tables });
@@ -108,48 +101,7 @@ async function main() {
 
 /** (4): N goals at once, each answered by the model in `llmMs` per call; ideal = calls per goal × latency. */
 async function concurrentGoals(nc, natsUrl, post) {
-  const rule = (when, json) => ({ when, reply: { json } });
-  const scenario = {
-    name: 'bench',
-    model: 'scripted-bench',
-    rules: [
-      rule(
-        { schema: 'PursuitAssessment' },
-        {
-          finished_tasks: [],
-          remaining_work_summary: 'answer',
-          required_context: 'none',
-          expected_actions: 'finalize',
-          boundary_conditions: [],
-          exception_conditions: [],
-          success_criteria: ['answered'],
-        },
-      ),
-      rule(
-        { schema: 'DiscoveryPlan' },
-        { discovery_analysis: 'enough', search_queries: [], query_resources: [], expand_tools: [] },
-      ),
-      rule(
-        { schema: 'RefinementDecision' },
-        {
-          analysis: 'fine',
-          verdict: 'approve',
-          approval: { ready: true, confidence: 'high', notes: '' },
-          refinement: null,
-          exploration_hints: null,
-        },
-      ),
-      {
-        when: { tool: 'Finalize' },
-        reply: {
-          toolCall: {
-            name: 'Finalize',
-            arguments: { status: 'success', response: 'done', evidence: [], gaps: [] },
-          },
-        },
-      },
-    ],
-  };
+  const scenario = finalizeAtOnceScenario('bench', 'scripted-bench');
   const llm = await startScriptedLlm({ scenario, delayMs: opts.llmMs });
   const perOrchestrator = Math.min(64, Math.ceil(opts.goals / 2));
   const env = {

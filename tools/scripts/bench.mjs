@@ -3,8 +3,9 @@
 // project's Node 24, passing the arguments through (e.g. `npm run bench -- --sizes 10000,100000`); each benchmark
 // takes the options it knows. bench/resources.bench.mjs: the resource stores; bench/system.bench.mjs: tool dispatch,
 // tool throughput, goal acceptance, concurrent goals; bench/parallel.bench.mjs: two 500 ms tools in one assistant step
-// at once vs one per round; bench/dashboard.bench.mjs: the dashboard's render and update
-// times in Chromium. BENCH_ONLY=resources (or system, dashboard) runs one. Results land in
+// at once vs one per round; bench/dashboard.bench.mjs: the dashboard's render and update times in Chromium;
+// bench/takeover.bench.mjs: takeover p50/p99 after kill -9 of an orchestrator. BENCH_ONLY=resources (or system,
+// parallel, dashboard, takeover) runs one. Results land in
 // bench-results/ (gitignored); BENCHMARKS.md has the figures and the machine.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';

@@ -10,9 +10,9 @@ export const OrchestratorEnv = z
       .default(4)
       .describe('Goals one instance pursues at the same time (goals waiting for their thread count too).'),
     NOVELRAG_GOAL_ACK_WAIT_MS: int(1_000, 10 * 60_000)
-      .default(60_000)
+      .default(3_000)
       .describe(
-        'Ack wait of the GOALS consumer: a goal whose orchestrator stopped heartbeating for this long (heartbeats every third of it) is resumed by another instance. The orchestrator applies it to the durable consumer at boot.',
+        'Ack wait of the GOALS consumer: a goal whose orchestrator stopped heartbeating for this long (heartbeats every fifth of it) is resumed by another instance. With NOVELRAG_THREAD_LEASE_MS it bounds the takeover after a crash (default: about 3 s). The orchestrator applies it to the durable consumer at boot.',
       ),
     NOVELRAG_GOAL_MAX_ATTEMPTS: int(1, 100)
       .default(5)
@@ -52,9 +52,9 @@ export const OrchestratorEnv = z
         'How long a human is given to answer a confirmation or request when the tool does not say (silence means no).',
       ),
     NOVELRAG_THREAD_LEASE_MS: int(1_000, 10 * 60_000)
-      .default(30_000)
+      .default(3_000)
       .describe(
-        'Thread lease: a holder that stops renewing for this long loses the thread to the next waiter.',
+        'Thread lease: the holder renews it every fifth of this; a holder that stops renewing for this long (crashed, or paused: it then stops acting) loses the thread to the next waiter.',
       ),
     NOVELRAG_THREAD_WAIT_MS: int(1_000, 60 * 60_000)
       .default(5 * 60_000)

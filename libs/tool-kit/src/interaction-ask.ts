@@ -11,8 +11,13 @@ export interface AskTiming {
   readonly orphanWaitMs?: number;
 }
 
+/**
+ * The re-send doubles as the runner's heartbeat check of the orchestrator: every 2 s, so a runner blocked on a question
+ * of an orchestrator that died reaches the instance that took the goal over (about 3 s later by default) within about
+ * 2 s of it.
+ */
 export const DEFAULT_ASK_TIMING: Required<AskTiming> = {
-  renewMs: 5_000,
+  renewMs: 2_000,
   retryMs: 500,
   orphanWaitMs: 60_000,
 };

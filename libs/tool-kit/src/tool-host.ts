@@ -73,7 +73,7 @@ export interface ToolHostOptions {
         readonly notes?: InvocationNotes;
       };
   /**
-   * How a tool's question is kept alive while the human decides: re-sent every `renewMs` (default 5 s); when no
+   * How a tool's question is kept alive while the human decides: re-sent every `renewMs` (default 2 s); when no
    * orchestrator listens for `orphanWaitMs` in a row (default 60 s) the call is given back as retryable.
    */
   readonly interactions?: AskTiming;

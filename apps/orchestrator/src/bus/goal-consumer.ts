@@ -16,7 +16,7 @@ export interface GoalConsumerOptions {
   readonly stream?: string;
   /** Goals pursued at once by this instance. */
   readonly concurrency: number;
-  /** The consumer's ack wait; heartbeats are sent every third of it. */
+  /** The consumer's ack wait; heartbeats are sent every fifth of it (a stall of up to 4/5 of it is survived). */
   readonly ackWaitMs: number;
   /** Delay before a goal handed back (busy thread, infrastructure error) is delivered again. */
   readonly retryDelayMs?: number;
@@ -43,6 +43,12 @@ export type GoalHandler = (
 ) => Promise<PursuitResult>;
 
 const ns = (ms: number) => ms * 1_000_000;
+
+/**
+ * How often a held goal's message is kept alive (`working()`, which restarts its ack wait on the server). Frequent
+ * heartbeats are what allow a short ack wait, so a dead instance's goal is redelivered within about one ack wait.
+ */
+export const heartbeatEvery = (ackWaitMs: number) => Math.max(200, Math.floor(ackWaitMs / 5));
 
 /**
  * Pulls goals from the durable `orchestrator` consumer of the GOALS work queue, which every instance shares (each goal
@@ -89,8 +95,9 @@ export class GoalConsumer {
   }
 
   /**
-   * Stops pulling; goals in flight get `graceMs` to finish, then they are suspended (they stop at their next safe point
-   * without recording an end, and their messages are handed back for another instance to resume).
+   * Stops pulling; goals in flight get `graceMs` to finish (0: none), then they are suspended (they stop at their next
+   * safe point without recording an end, release their thread lease, and their messages are naked without delay for
+   * another instance to resume).
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
@@ -155,7 +162,7 @@ export class GoalConsumer {
       return;
     }
     const goalId = parsed.data.goalId;
-    const heartbeat = setInterval(() => msg.working(), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));
+    const heartbeat = setInterval(() => msg.working(), heartbeatEvery(this.options.ackWaitMs));
     heartbeat.unref();
     let result: PursuitResult;
     try {

@@ -10,7 +10,7 @@ export type StopReason =
   | { readonly kind: 'cancelled'; readonly requestedBy?: string }
   /** The goal's token budget ran out. The goal ends `abandoned` with the limit and the best partial answer. */
   | { readonly kind: 'budget'; readonly limit: 'token_budget' }
-  /** This instance shuts down (SIGTERM, grace period over): another instance resumes the goal from its checkpoint. */
+  /** This instance shuts down (SIGTERM/SIGINT, at once): another instance resumes the goal from its checkpoint. */
   | { readonly kind: 'handed_back' }
   /** The thread lease was lost (this process was paused past it): whoever holds the thread now owns the goal. */
   | { readonly kind: 'lease_lost' }

@@ -185,10 +185,14 @@ export class Orchestrator {
     this.log.info('pursuing goals', { concurrency: this.env.NOVELRAG_GOAL_CONCURRENCY });
   }
 
-  /** Stops pulling, lets goals in flight finish within the grace period, then hands the rest back to the queue. */
+  /**
+   * Stops pulling and hands the goals in flight back at once: each stops at its next safe point, releases its thread
+   * lease and its message is naked without delay, so another instance resumes it from its checkpoint right away (a tool
+   * call in flight is re-sent there with the same invocation id and replayed). Waiting for them to finish here would
+   * only delay them: a goal may wait minutes for a human. The process's grace period bounds the hand-back.
+   */
   async stop(): Promise<void> {
-    const grace = Math.max(0, this.env.NOVELRAG_SHUTDOWN_GRACE_MS - 2_000);
-    await this.consumer?.stop(grace);
+    await this.consumer?.stop(0);
     this.handlers?.stop();
     this.tools.stop();
   }

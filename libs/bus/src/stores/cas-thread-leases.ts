@@ -23,6 +23,8 @@ type LeaseRecord = z.infer<typeof LeaseRecord>;
 export class CasThreadLeases implements ThreadLeases {
   private readonly now: () => number;
   private readonly pollMs: number;
+  /** How often a holder renews its lease and a waiter refreshes its place (a fifth of the lease: 4/5 of a stall survived). */
+  private readonly renewEvery: number;
 
   constructor(
     private readonly cells: CasCells,
@@ -31,6 +33,22 @@ export class CasThreadLeases implements ThreadLeases {
   ) {
     this.now = options.now ?? Date.now;
     this.pollMs = options.pollMs ?? Math.max(100, Math.floor(options.leaseMs / 10));
+    this.renewEvery = Math.max(100, Math.floor(options.leaseMs / 5));
+  }
+
+  /**
+   * A goal that stops waiting because its signal aborted (its instance shuts down, the goal was cancelled) leaves the
+   * queue at once, so the goals behind it need not wait for its entry to expire. Best effort: a failure leaves the
+   * entry to expire. Returns null (no thread held).
+   */
+  private async leaveQueue(key: string, owner: string): Promise<null> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const read = await this.read(key).catch(() => null);
+      if (!read || !read.record.waiting.some((w) => w.owner === owner)) return null;
+      const next = { ...read.record, waiting: read.record.waiting.filter((w) => w.owner !== owner) };
+      if (await this.write(key, next, read.revision).catch(() => true)) return null;
+    }
+    return null;
   }
 
   /** Waits (bounded) for the thread; null when `maxWaitMs` passed or `signal` aborted first. */
@@ -39,7 +57,7 @@ export class CasThreadLeases implements ThreadLeases {
     const key = this.keyOf(req.threadId);
     const giveUpAt = this.now() + req.maxWaitMs;
     for (;;) {
-      if (req.signal?.aborted) return null;
+      if (req.signal?.aborted) return this.leaveQueue(key, owner);
       const { record, revision } = await this.read(key);
       const now = this.now();
       const live = this.prune(record, now);
@@ -58,7 +76,7 @@ export class CasThreadLeases implements ThreadLeases {
         return null;
       }
       const mine = live.waiting.find((w) => w.owner === owner);
-      if (!mine || now - mine.seenAt > this.options.leaseMs / 3 || live !== record) {
+      if (!mine || now - mine.seenAt > this.renewEvery || live !== record) {
         next = {
           holder: live.holder,
           waiting: [
@@ -75,7 +93,6 @@ export class CasThreadLeases implements ThreadLeases {
 
   private held(key: string, owner: string): HeldThread {
     const lost = new AbortController();
-    const renewEvery = Math.max(100, Math.floor(this.options.leaseMs / 3));
     let released = false;
     const renew = async () => {
       const { record, revision } = await this.read(key);
@@ -87,7 +104,7 @@ export class CasThreadLeases implements ThreadLeases {
     };
     const timer = setInterval(() => {
       if (!released) void renew().catch(() => undefined); // a missed renewal is retried on the next tick
-    }, renewEvery);
+    }, this.renewEvery);
     timer.unref();
     return {
       lost: lost.signal,

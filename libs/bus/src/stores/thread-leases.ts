@@ -2,16 +2,17 @@
  * Serialises the goals of a thread across orchestrator instances: one holder at a time, and the waiting goals get the
  * thread in the order of their GOALS stream sequence, whichever instance pulled them.
  *
- * Guarantees: two goals never hold one thread at once (every change is a compare-and-swap). A holder renews its lease
- * every third of `leaseMs`; a holder or waiter not seen for `leaseMs` counts as dead, so a crashed instance delays its
- * thread by at most about `leaseMs` and the next goal takes the lease over. A holder that finds its lease taken over
- * (it was paused longer than the lease) is told through `HeldThread.lost` and must stop writing; its `release` then
- * leaves the new holder alone.
+ * Guarantees: two goals never hold one thread at once (every change is a compare-and-swap). Liveness is a heartbeat: a
+ * holder renews its lease every fifth of `leaseMs` (a waiter refreshes its place as often); a holder or waiter not seen
+ * for `leaseMs` counts as dead, so a crashed instance delays its thread by at most about `leaseMs` and the next goal
+ * takes the lease over. A holder that finds its lease taken over (it was paused longer than the lease) is told through
+ * `HeldThread.lost` and must stop acting; its `release` then leaves the new holder alone. A waiter whose signal aborts
+ * leaves the queue at once (the goals behind it do not wait for its entry to expire).
  */
 export interface ThreadLeases {
   /**
-   * Waits (bounded by `maxWaitMs`) for the thread; null when that time passed or `signal` aborted first (the goal
-   * keeps its place in the queue until its entry expires). Store failures reject.
+   * Waits (bounded by `maxWaitMs`) for the thread; null when that time passed (the goal keeps its place in the queue
+   * until its entry expires) or `signal` aborted first (it leaves the queue). Store failures reject.
    */
   acquire(req: AcquireRequest): Promise<HeldThread | null>;
 }

@@ -47,7 +47,10 @@ export function spawnProcess(script: string, env: Record<string, string>): Child
   return child;
 }
 
-/** The environment every service of a system gets: short leases and ack waits so failures show quickly. */
+/**
+ * The environment every service of a system gets: short tool leases so failures show quickly. The goal ack wait and the
+ * thread lease keep their defaults (short already: the takeover after a crash is part of what the suites check).
+ */
 function systemEnv(nats: NatsServerHandle, fake: FakeOpenAIServer, dataDir: string, port: number) {
   return {
     NATS_URL: nats.url,
@@ -55,8 +58,6 @@ function systemEnv(nats: NatsServerHandle, fake: FakeOpenAIServer, dataDir: stri
     OPENAI_BASE_URL: fake.baseURL,
     OPENAI_API_KEY: 'e2e-key',
     NOVELRAG_MODEL: 'fake-model',
-    NOVELRAG_GOAL_ACK_WAIT_MS: '3000',
-    NOVELRAG_THREAD_LEASE_MS: '2000',
     NOVELRAG_TOOL_REFRESH_MS: '1000',
     NOVELRAG_TOOL_LEASE_MS: '2000',
     NOVELRAG_SHUTDOWN_GRACE_MS: '3000',

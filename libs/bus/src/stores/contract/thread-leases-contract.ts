@@ -85,6 +85,37 @@ export function describeThreadLeasesContract(
       await held.release();
     });
 
+    it('a waiter whose signal aborts (its instance stops) leaves the queue: the goal behind it is next', async () => {
+      // A lease far longer than the test: only leaving the queue, not expiry, lets g-behind through.
+      const leases = await harness().open({ leaseMs: 120_000, pollMs: 50 });
+      const t = thread();
+      const held = present(
+        await leases.acquire({ threadId: t, goalId: 'g-holder', seq: 1, maxWaitMs: 1_000 }),
+      );
+      const queue = (goalId: string, seq: number, maxWaitMs: number, signal?: AbortSignal) => {
+        const w = waiting();
+        const acquired = leases.acquire({
+          threadId: t,
+          goalId,
+          seq,
+          maxWaitMs,
+          onWait: w.onWait,
+          ...(signal ? { signal } : {}),
+        });
+        return { acquired, queued: w.queued };
+      };
+      const abort = new AbortController();
+      const first = queue('g-stopping', 2, 60_000, abort.signal);
+      await first.queued;
+      const second = queue('g-behind', 3, 20_000);
+      await second.queued;
+      abort.abort();
+      await expect(first.acquired).resolves.toBeNull();
+      await held.release();
+      const next = present(await second.acquired); // before, it waited for g-stopping's entry until maxWaitMs: null
+      await next.release();
+    });
+
     it('takes over the lease of a holder that stopped renewing (crashed instance) after the lease time', async () => {
       const t = thread();
       const other = await harness().openCrashable(CONTRACT_LEASE_OPTIONS);
