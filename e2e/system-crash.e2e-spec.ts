@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Kvm } from '@nats-io/kv';
-import { Buckets } from '@novelrag/contracts';
+import { AnswerDelta, Buckets, TraceEvent } from '@novelrag/contracts';
 import {
   DEMO_REQUEST,
   demoScenario,
@@ -11,6 +11,7 @@ import {
   followAnswering,
   holdAspectAnswer,
   installRules,
+  readSse,
   startSystem,
   postGoal,
 } from '@novelrag/testkit';
@@ -191,7 +192,16 @@ describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrato
       { when: { contains: ['give both image links'] }, reply: { text: 'Here are the fox and the whale.' } },
     ]);
     const goalId = await postGoal(system, { request: 'Draw a red fox and a blue whale', agent: 'assistant' });
-    const following = followAnswering(system, goalId, true, 120_000);
+    // One SSE connection to the gateway for the whole goal (the gateway is not killed): trace and answer pieces.
+    const res = await fetch(`${system.url}/v1/goals/${goalId}/events`, {
+      signal: AbortSignal.timeout(120_000),
+    });
+    // The relay of answer pieces subscribes before the trace replay starts: once a trace event arrived, pieces reach us.
+    let connected!: () => void;
+    const relaying = new Promise<void>((resolve) => (connected = resolve));
+    const reading = readSse(res, Infinity, (e) => {
+      if (e.id !== undefined) connected();
+    });
 
     // Both calls are running at the provider (held there) when the orchestrator is killed.
     await images.holding(2);
@@ -202,14 +212,29 @@ describe('crashes during a goal (kill -9 of a tool-runner and of the orchestrato
     orchestrator.child.kill('SIGKILL');
     await exited;
     await system.start('orchestrator', 'crash-orch-3');
+    await relaying;
     images.release();
 
-    const events = await following;
-    expect(events[events.length - 1]!.event).toMatchObject({ kind: 'goal.completed' });
-    expect(events.filter((e) => e.event.kind === 'goal.started').map((e) => e.event)).toEqual([
+    const raw = await reading;
+    const events = raw
+      .filter((e) => e.id !== undefined)
+      .map((e) => TraceEvent.parse(JSON.parse(e.data ?? '')));
+    expect(events[events.length - 1]).toMatchObject({ kind: 'goal.completed' });
+    expect(events.filter((e) => e.kind === 'goal.started')).toEqual([
       expect.objectContaining({ attempt: 1 }),
       expect.objectContaining({ attempt: 2 }),
     ]);
+    // The resumed pursuit's answer reached the client piece by piece, then whole with the suggested next inputs.
+    const pieces = raw
+      .filter((e) => e.event === 'answer.delta')
+      .map((e) => AnswerDelta.parse(JSON.parse(e.data ?? '')));
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.map((p) => [p.attempt, p.index])).toEqual(pieces.map((_p, i) => [2, i]));
+    expect(pieces.map((p) => p.text).join('')).toBe('Here are the fox and the whale.');
+    expect(events.find((e) => e.kind === 'assistant.output')).toMatchObject({
+      content: 'Here are the fox and the whale.',
+      suggestions: ['Draw a cat'],
+    });
     // Each call reached the provider once: the resumed pursuit re-sent both under their invocation ids and got the
     // runner's recorded results.
     expect([...images.prompts].sort()).toEqual(['a blue whale', 'a red fox']);

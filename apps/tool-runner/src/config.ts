@@ -74,7 +74,9 @@ export const ToolRunnerEnv = z
       .string()
       .min(1)
       .optional()
-      .describe('API key of `NOVELRAG_IMAGE_API_BASE_URL` (none sent when unset).'),
+      .describe(
+        'API key of `NOVELRAG_IMAGE_API_BASE_URL` (unset: a placeholder, for local servers that need none).',
+      ),
     NOVELRAG_IMAGE_MODEL: z.string().min(1).default('gpt-image-1').describe('Model of `image_generation`.'),
     NOVELRAG_IMAGE_TIMEOUT_MS: int(1_000, 10 * 60_000)
       .default(120_000)
