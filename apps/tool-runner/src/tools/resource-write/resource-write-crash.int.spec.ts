@@ -33,7 +33,8 @@ function planning(id: string, appearance: string): ScriptEntry[] {
 
 const followUp = followUpScript;
 
-type CrashPoint = 'apply' | 'record';
+/** Before its first apply, right after it (the write was sent and applied), or at the recording of its result. */
+type CrashPoint = 'apply' | 'after-apply' | 'record';
 
 describe('ResourceWriteTool retried after its runner crashed', () => {
   let nats: NatsServerHandle;
@@ -87,12 +88,18 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
       recordOverClaim: (record, revision) =>
         point === 'record' ? crash() : kv.recordOverClaim(record, revision),
     };
+    const crashingApply =
+      (service: ResourceService): ResourceService['apply'] =>
+      async (request, signal) => {
+        if (point === 'after-apply') await service.apply(request, signal);
+        return crash();
+      };
     const wrap = (service: ResourceService): ResourceService =>
-      point !== 'apply'
+      point === 'record'
         ? service
         : new Proxy(service, {
             get: (target, prop, receiver) =>
-              prop === 'apply' ? () => crash() : (Reflect.get(target, prop, receiver) as unknown),
+              prop === 'apply' ? crashingApply(target) : (Reflect.get(target, prop, receiver) as unknown),
           });
     hosts.push(
       await hostBuiltinTools(own, model, {
@@ -152,27 +159,24 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
     await firstAttemptDies(invocation, died);
     expect(await groupsIn(invocation.invocationId)).toBe(1); // the first attempt's write stands
 
-    const retry = new ScriptedChatModel(followUp('Created yu_a.'));
+    const retry = new ScriptedChatModel([]);
     await healthyRunner(retry);
     const output = await invokeTool(nc, { ...invocation, attempt: 2 }, 60_000);
     asked.stop();
 
-    expect(output).toMatchObject({ type: 'result', result: 'Created yu_a.' });
-    retry.assertDone(); // only the follow-up: no content, no operations generated again
+    // The first attempt's result, recorded as a note before it died: no model call at all, no question.
+    expect(output).toMatchObject({ type: 'result', result: 'first summary' });
+    expect(retry.calls).toHaveLength(0);
     expect(asked.requests).toHaveLength(1); // the human was asked once, by the first attempt
-    expect(JSON.stringify(retry.calls.at(-1)?.messages)).toContain(FIRST);
     const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_a' }, FindReply);
     expect(yu).toMatchObject({ element: { properties: { appearance: FIRST } } });
     expect(await groupsIn(invocation.invocationId)).toBe(1);
   }, 90_000);
 
-  it('(a) with a failing follow-up: the retry reports that the write stands, not a failure', async () => {
+  it('(a) crash right after the write was applied, and a failing follow-up: the retry reports that the write stands', async () => {
     const invocation = writeCall('goal-crash-a2', 'yu_a2');
     const asked = serveInteractions(nc, 'goal-crash-a2', () => ({ approved: true }));
-    const { died } = await crashingRunner(
-      new ScriptedChatModel([...planning('yu_a2', FIRST), ...followUp('first summary')]),
-      'record',
-    );
+    const { died } = await crashingRunner(new ScriptedChatModel(planning('yu_a2', FIRST)), 'after-apply');
     await firstAttemptDies(invocation, died);
     const broken = new ModelOutputError({ issues: [], rawOutputLength: 0, attempts: 1, reason: 'refusal' });
     const retry = new ScriptedChatModel([
@@ -185,6 +189,8 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
 
     expect(output).toMatchObject({ type: 'result', result: expect.stringContaining('the write stands') });
     expect(output).toMatchObject({ result: expect.stringContaining('/character/yu_a2') });
+    retry.assertDone(); // the follow-up only: no content or operations generated again
+    expect(asked.requests).toHaveLength(1);
     const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_a2' }, FindReply);
     expect(yu).toMatchObject({ element: { properties: { appearance: FIRST } } });
     expect(await groupsIn(invocation.invocationId)).toBe(1);
