@@ -1,7 +1,13 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ModelOutputError } from '@novelrag/agenturn';
 import { ScriptedChatModel, type ScriptEntry } from '@novelrag/agenturn/testing';
-import { FindReply, OperationsListReply, Subjects, type ToolInvocation } from '@novelrag/contracts';
+import {
+  BacklogListReply,
+  FindReply,
+  OperationsListReply,
+  Subjects,
+  type ToolInvocation,
+} from '@novelrag/contracts';
 import type { ResourceService } from '@novelrag/resource-client';
 import { startNats, uniqueName, type NatsServerHandle } from '@novelrag/testkit';
 import { KvToolResultStore, type ToolHost, type ToolResultStore } from '@novelrag/tool-kit';
@@ -33,8 +39,11 @@ function planning(id: string, appearance: string): ScriptEntry[] {
 
 const followUp = followUpScript;
 
-/** Before its first apply, right after it (the write was sent and applied), or at the recording of its result. */
-type CrashPoint = 'apply' | 'after-apply' | 'record';
+/**
+ * Before its first apply, right after it (the write was sent and applied), at the recording of its result, or where
+ * the test's model script calls `crash`.
+ */
+type CrashPoint = 'apply' | 'after-apply' | 'record' | 'scripted';
 
 describe('ResourceWriteTool retried after its runner crashed', () => {
   let nats: NatsServerHandle;
@@ -68,7 +77,7 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
     model: ScriptedChatModel,
     point: CrashPoint,
     tool = 'ResourceWriteTool',
-  ): Promise<{ died: Promise<void> }> {
+  ): Promise<{ died: Promise<void>; crash: () => Promise<never> }> {
     const own = await connect({ servers: nats.url });
     connections.push(own);
     let crashed: () => void = () => undefined;
@@ -95,7 +104,7 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
         return crash();
       };
     const wrap = (service: ResourceService): ResourceService =>
-      point === 'record'
+      point === 'record' || point === 'scripted'
         ? service
         : new Proxy(service, {
             get: (target, prop, receiver) =>
@@ -110,7 +119,7 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
         resources: wrap,
       }),
     );
-    return { died };
+    return { died, crash };
   }
 
   /** A healthy runner on the same results bucket, for the retry. */
@@ -193,6 +202,51 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
     expect(asked.requests).toHaveLength(1);
     const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_a2' }, FindReply);
     expect(yu).toMatchObject({ element: { properties: { appearance: FIRST } } });
+    expect(await groupsIn(invocation.invocationId)).toBe(1);
+  }, 90_000);
+
+  it('(a) crash during the follow-up: the retry carries out the recorded follow-up, storing no backlog item twice', async () => {
+    const invocation = writeCall('goal-crash-a3', 'yu_a3');
+    const asked = serveInteractions(nc, 'goal-crash-a3', () => ({ approved: true }));
+    const item = (description: string) => ({
+      type: 'develop',
+      priority: 'normal',
+      description,
+      context_reference: null,
+      search_guidance: null,
+      creation_guidance: null,
+      aspect_hint: null,
+      rationale: null,
+      target_resources: [],
+    });
+    const fault = { crash: (): Promise<never> => Promise.reject(new Error('no runner yet')) };
+    const first = await crashingRunner(
+      new ScriptedChatModel([
+        ...planning('yu_a3', FIRST),
+        ...followUp('unused').slice(0, 1),
+        {
+          kind: 'structured',
+          schemaName: 'backlog_items',
+          respond: { backlog_items: [item('FIRST a3 item')] },
+        },
+        { kind: 'text', purpose: 'summarize_resource_write', respond: () => fault.crash() },
+      ]),
+      'scripted',
+    );
+    fault.crash = first.crash;
+    await firstAttemptDies(invocation, first.died);
+
+    const retry = new ScriptedChatModel(followUp('Created yu_a3.').slice(2));
+    await healthyRunner(retry);
+    const output = await invokeTool(nc, { ...invocation, attempt: 2 }, 60_000);
+    asked.stop();
+
+    expect(output).toMatchObject({ type: 'result', result: 'Created yu_a3.' });
+    retry.assertDone(); // the summary only: the updates and backlog items were recorded by the first attempt
+    expect(asked.requests).toHaveLength(1);
+    const backlog = await resources(nc, Subjects.resources.backlogList, {}, BacklogListReply);
+    const items = backlog.entries.filter((e) => String(e.content['description']).includes('a3 item'));
+    expect(items.map((e) => e.content['description'])).toEqual(['FIRST a3 item']);
     expect(await groupsIn(invocation.invocationId)).toBe(1);
   }, 90_000);
 
