@@ -1,5 +1,6 @@
 import type { JsonObject } from '@novelrag/contracts';
 import type { ToolContext } from '@novelrag/tool-kit';
+import { recordedPlan } from '../recorded-plan';
 import { type ToolDeps, originOf } from '../tool-deps';
 import type { WriteRecord } from './cascade-update';
 import { BACKLOG_PRIORITY, BacklogItems, type BacklogItem } from './schemas';
@@ -31,22 +32,25 @@ export async function discoverBacklog(
   write: WriteRecord,
   signal: AbortSignal,
 ): Promise<number> {
-  const { backlog_items } = await deps.llm.structured(
-    ctx,
-    {
-      template: 'tool_discover_backlog',
-      variables: {
-        step_description: write.spec,
-        operations: write.operations,
-        undo_operations: write.undoOperations,
-        context: write.context,
+  // Recorded before it is stored: a retry stores the same items again, which merge with those already stored.
+  const { backlog_items } = await recordedPlan(ctx, 'backlog-plan', BacklogItems, () =>
+    deps.llm.structured(
+      ctx,
+      {
+        template: 'tool_discover_backlog',
+        variables: {
+          step_description: write.spec,
+          operations: write.operations,
+          undo_operations: write.undoOperations,
+          context: write.context,
+        },
+        instruction: 'List the backlog items.',
+        purpose: 'backlog_items',
+        schema: BacklogItems,
+        schemaName: 'backlog_items',
       },
-      instruction: 'List the backlog items.',
-      purpose: 'backlog_items',
-      schema: BacklogItems,
-      schemaName: 'backlog_items',
-    },
-    signal,
+      signal,
+    ),
   );
   let stored = 0;
   for (const item of backlog_items) {

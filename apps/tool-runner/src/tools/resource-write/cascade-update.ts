@@ -1,8 +1,10 @@
 import { isAgenturnError } from '@novelrag/agenturn';
 import { findOrNull } from '@novelrag/resource-client';
-import { type ResourceOperation, isResourceUri } from '@novelrag/contracts';
+import { ResourceOperation, isResourceUri } from '@novelrag/contracts';
 import type { ToolContext } from '@novelrag/tool-kit';
+import { z } from 'zod';
 import { findView, json } from '../../prompts/views';
+import { recordedPlan } from '../recorded-plan';
 import { type ToolDeps, originOf, writeKey } from '../tool-deps';
 import { type ChildrenKeysOf, singleOperationSchema } from './operation-schema';
 import { RelationUpdate, RelationUpdateUris, RequiredUpdates, type RequiredUpdate } from './schemas';
@@ -49,32 +51,37 @@ export async function cascadeUpdates(
     undo_operations: write.undoOperations,
     context: write.context,
   };
-  const required = await deps.llm.structured(
-    ctx,
-    {
-      template: 'tool_discover_required_updates',
-      variables: base,
-      instruction: 'List the required updates.',
-      purpose: 'required_updates',
-      schema: RequiredUpdates,
-      schemaName: 'required_updates',
-    },
-    signal,
+  // Each decision is recorded before it is acted on: a retry after a runner crash carries out the same updates.
+  const required = await recordedPlan(ctx, 'cascade-plan', RequiredUpdates, () =>
+    deps.llm.structured(
+      ctx,
+      {
+        template: 'tool_discover_required_updates',
+        variables: base,
+        instruction: 'List the required updates.',
+        purpose: 'required_updates',
+        schema: RequiredUpdates,
+        schemaName: 'required_updates',
+      },
+      signal,
+    ),
   );
   const perspectiveUpdates: string[] = [];
   for (const [i, update] of required.perspective_updates.entries()) {
     try {
-      const operation = await deps.llm.structured(
-        ctx,
-        {
-          template: 'tool_build_perspective_update_operation',
-          variables: { ...base, update },
-          instruction: 'Write the operation.',
-          purpose: 'perspective_update_operation',
-          schema: singleOperationSchema(write.keysOf),
-          schemaName: 'perspective_update_operation',
-        },
-        signal,
+      const operation = await recordedPlan(ctx, `cascade-p${i}`, ResourceOperation.nullable(), () =>
+        deps.llm.structured(
+          ctx,
+          {
+            template: 'tool_build_perspective_update_operation',
+            variables: { ...base, update },
+            instruction: 'Write the operation.',
+            purpose: 'perspective_update_operation',
+            schema: singleOperationSchema(write.keysOf),
+            schemaName: 'perspective_update_operation',
+          },
+          signal,
+        ),
       );
       if (!operation) continue;
       await apply(deps, ctx, [operation], `p${i}`, signal);
@@ -105,6 +112,22 @@ async function relationUpdate(
   index: number,
   signal: AbortSignal,
 ): Promise<boolean> {
+  const operations = await recordedPlan(ctx, `cascade-r${index}`, z.array(ResourceOperation), () =>
+    relationUpdateOperations(deps, ctx, update, base, signal),
+  );
+  if (operations.length === 0) return false;
+  await apply(deps, ctx, operations, `r${index}`, signal);
+  return true;
+}
+
+/** The operations of one relation update (none when it is skipped). */
+async function relationUpdateOperations(
+  deps: ToolDeps,
+  ctx: ToolContext,
+  update: RequiredUpdate,
+  base: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<ResourceOperation[]> {
   const uris = await deps.llm.structured(
     ctx,
     {
@@ -120,16 +143,16 @@ async function relationUpdate(
   const { source_uri: source, target_uri: target } = uris;
   if (!source || !target || !isResourceUri(source) || !isResourceUri(target) || source === target) {
     ctx.warning(`relation update skipped: ${uris.error ?? 'no usable pair of URIs'} (${update.content})`);
-    return false;
+    return [];
   }
-  if (source === '/' || target === '/') return false;
+  if (source === '/' || target === '/') return [];
   const [from, to] = await Promise.all([
     findOrNull(deps.resources, source, signal),
     findOrNull(deps.resources, target, signal),
   ]);
   if (!from || !to) {
     ctx.warning(`relation update skipped: ${!from ? source : target} does not exist`);
-    return false;
+    return [];
   }
   const existing = (found: typeof from, other: string) =>
     found.kind === 'element' ? (found.element.relationships[other] ?? []) : [];
@@ -164,9 +187,7 @@ async function relationUpdate(
       relations: lists.target_to_source_relations,
     });
   }
-  if (operations.length === 0) return false;
-  await apply(deps, ctx, operations, `r${index}`, signal);
-  return true;
+  return operations;
 }
 
 function apply(

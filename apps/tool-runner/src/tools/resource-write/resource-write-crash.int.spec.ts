@@ -1,7 +1,13 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ModelOutputError } from '@novelrag/agenturn';
 import { ScriptedChatModel, type ScriptEntry } from '@novelrag/agenturn/testing';
-import { FindReply, OperationsListReply, Subjects, type ToolInvocation } from '@novelrag/contracts';
+import {
+  BacklogListReply,
+  FindReply,
+  OperationsListReply,
+  Subjects,
+  type ToolInvocation,
+} from '@novelrag/contracts';
 import type { ResourceService } from '@novelrag/resource-client';
 import { startNats, uniqueName, type NatsServerHandle } from '@novelrag/testkit';
 import { KvToolResultStore, type ToolHost, type ToolResultStore } from '@novelrag/tool-kit';
@@ -33,7 +39,11 @@ function planning(id: string, appearance: string): ScriptEntry[] {
 
 const followUp = followUpScript;
 
-type CrashPoint = 'apply' | 'record';
+/**
+ * Before its first apply, right after it (the write was sent and applied), at the recording of its result, or where
+ * the test's model script calls `crash`.
+ */
+type CrashPoint = 'apply' | 'after-apply' | 'record' | 'scripted';
 
 describe('ResourceWriteTool retried after its runner crashed', () => {
   let nats: NatsServerHandle;
@@ -67,7 +77,7 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
     model: ScriptedChatModel,
     point: CrashPoint,
     tool = 'ResourceWriteTool',
-  ): Promise<{ died: Promise<void> }> {
+  ): Promise<{ died: Promise<void>; crash: () => Promise<never> }> {
     const own = await connect({ servers: nats.url });
     connections.push(own);
     let crashed: () => void = () => undefined;
@@ -87,12 +97,18 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
       recordOverClaim: (record, revision) =>
         point === 'record' ? crash() : kv.recordOverClaim(record, revision),
     };
+    const crashingApply =
+      (service: ResourceService): ResourceService['apply'] =>
+      async (request, signal) => {
+        if (point === 'after-apply') await service.apply(request, signal);
+        return crash();
+      };
     const wrap = (service: ResourceService): ResourceService =>
-      point !== 'apply'
+      point === 'record' || point === 'scripted'
         ? service
         : new Proxy(service, {
             get: (target, prop, receiver) =>
-              prop === 'apply' ? () => crash() : (Reflect.get(target, prop, receiver) as unknown),
+              prop === 'apply' ? crashingApply(target) : (Reflect.get(target, prop, receiver) as unknown),
           });
     hosts.push(
       await hostBuiltinTools(own, model, {
@@ -103,7 +119,7 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
         resources: wrap,
       }),
     );
-    return { died };
+    return { died, crash };
   }
 
   /** A healthy runner on the same results bucket, for the retry. */
@@ -152,27 +168,24 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
     await firstAttemptDies(invocation, died);
     expect(await groupsIn(invocation.invocationId)).toBe(1); // the first attempt's write stands
 
-    const retry = new ScriptedChatModel(followUp('Created yu_a.'));
+    const retry = new ScriptedChatModel([]);
     await healthyRunner(retry);
     const output = await invokeTool(nc, { ...invocation, attempt: 2 }, 60_000);
     asked.stop();
 
-    expect(output).toMatchObject({ type: 'result', result: 'Created yu_a.' });
-    retry.assertDone(); // only the follow-up: no content, no operations generated again
+    // The first attempt's result, recorded as a note before it died: no model call at all, no question.
+    expect(output).toMatchObject({ type: 'result', result: 'first summary' });
+    expect(retry.calls).toHaveLength(0);
     expect(asked.requests).toHaveLength(1); // the human was asked once, by the first attempt
-    expect(JSON.stringify(retry.calls.at(-1)?.messages)).toContain(FIRST);
     const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_a' }, FindReply);
     expect(yu).toMatchObject({ element: { properties: { appearance: FIRST } } });
     expect(await groupsIn(invocation.invocationId)).toBe(1);
   }, 90_000);
 
-  it('(a) with a failing follow-up: the retry reports that the write stands, not a failure', async () => {
+  it('(a) crash right after the write was applied, and a failing follow-up: the retry reports that the write stands', async () => {
     const invocation = writeCall('goal-crash-a2', 'yu_a2');
     const asked = serveInteractions(nc, 'goal-crash-a2', () => ({ approved: true }));
-    const { died } = await crashingRunner(
-      new ScriptedChatModel([...planning('yu_a2', FIRST), ...followUp('first summary')]),
-      'record',
-    );
+    const { died } = await crashingRunner(new ScriptedChatModel(planning('yu_a2', FIRST)), 'after-apply');
     await firstAttemptDies(invocation, died);
     const broken = new ModelOutputError({ issues: [], rawOutputLength: 0, attempts: 1, reason: 'refusal' });
     const retry = new ScriptedChatModel([
@@ -185,8 +198,55 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
 
     expect(output).toMatchObject({ type: 'result', result: expect.stringContaining('the write stands') });
     expect(output).toMatchObject({ result: expect.stringContaining('/character/yu_a2') });
+    retry.assertDone(); // the follow-up only: no content or operations generated again
+    expect(asked.requests).toHaveLength(1);
     const yu = await resources(nc, Subjects.resources.find, { uri: '/character/yu_a2' }, FindReply);
     expect(yu).toMatchObject({ element: { properties: { appearance: FIRST } } });
+    expect(await groupsIn(invocation.invocationId)).toBe(1);
+  }, 90_000);
+
+  it('(a) crash during the follow-up: the retry carries out the recorded follow-up, storing no backlog item twice', async () => {
+    const invocation = writeCall('goal-crash-a3', 'yu_a3');
+    const asked = serveInteractions(nc, 'goal-crash-a3', () => ({ approved: true }));
+    const item = (description: string) => ({
+      type: 'develop',
+      priority: 'normal',
+      description,
+      context_reference: null,
+      search_guidance: null,
+      creation_guidance: null,
+      aspect_hint: null,
+      rationale: null,
+      target_resources: [],
+    });
+    const fault = { crash: (): Promise<never> => Promise.reject(new Error('no runner yet')) };
+    const first = await crashingRunner(
+      new ScriptedChatModel([
+        ...planning('yu_a3', FIRST),
+        ...followUp('unused').slice(0, 1),
+        {
+          kind: 'structured',
+          schemaName: 'backlog_items',
+          respond: { backlog_items: [item('FIRST a3 item')] },
+        },
+        { kind: 'text', purpose: 'summarize_resource_write', respond: () => fault.crash() },
+      ]),
+      'scripted',
+    );
+    fault.crash = first.crash;
+    await firstAttemptDies(invocation, first.died);
+
+    const retry = new ScriptedChatModel(followUp('Created yu_a3.').slice(2));
+    await healthyRunner(retry);
+    const output = await invokeTool(nc, { ...invocation, attempt: 2 }, 60_000);
+    asked.stop();
+
+    expect(output).toMatchObject({ type: 'result', result: 'Created yu_a3.' });
+    retry.assertDone(); // the summary only: the updates and backlog items were recorded by the first attempt
+    expect(asked.requests).toHaveLength(1);
+    const backlog = await resources(nc, Subjects.resources.backlogList, {}, BacklogListReply);
+    const items = backlog.entries.filter((e) => String(e.content['description']).includes('a3 item'));
+    expect(items.map((e) => e.content['description'])).toEqual(['FIRST a3 item']);
     expect(await groupsIn(invocation.invocationId)).toBe(1);
   }, 90_000);
 

@@ -8,7 +8,7 @@ import { discoverBacklog } from './backlog-discovery';
 import { type WriteRecord, cascadeUpdates } from './cascade-update';
 import { type ContentResult, type ContentTask, generateContent } from './content-generation';
 import { type ChildrenKeysOf, resourceOperationsSchema } from './operation-schema';
-import { readPlan, savePlan } from './write-plan';
+import { readOutcome, readPlan, saveOutcome, savePlan } from './write-plan';
 
 const NAME = 'ResourceWriteTool';
 
@@ -235,17 +235,20 @@ async function followUpOfStandingWrite(
   writtenCount: number,
   signal: AbortSignal,
 ): Promise<ToolOutput> {
+  let output: ToolOutput;
   try {
-    return await followUp(deps, ctx, write, applied.changedUris, writtenCount, signal);
+    output = await followUp(deps, ctx, write, applied.changedUris, writtenCount, signal);
   } catch (err) {
     if (signal.aborted) throw err;
     const reason = err instanceof Error ? err.message : String(err);
     ctx.warning(`the follow-up of the applied write failed: ${reason}`);
-    return toolResult(
+    output = toolResult(
       `Applied ${writtenCount} operation(s) to ${applied.changedUris.join(', ')}; the write stands, but its ` +
         `follow-up (perspective and relation updates, backlog, summary) failed: ${reason}`,
     );
   }
+  if (output.type === 'result') await saveOutcome(ctx, output.result);
+  return output;
 }
 
 /** The tool's call: content, operations, confirmation, apply, follow-up. */
@@ -257,6 +260,11 @@ async function writeResources(
 ): Promise<ToolOutput> {
   const spec = String(params['operation_specification']).trim();
   if (spec === '') return toolError('operation_specification is empty', 'VALIDATION_FAILED');
+  const finished = await readOutcome(ctx);
+  if (finished !== undefined) {
+    ctx.output('An earlier attempt of this call finished it; reporting its result.');
+    return toolResult(finished);
+  }
   const keysOf = await childrenKeysOf(deps, signal);
   const operations = await confirmedOperations(deps, ctx, params, keysOf, signal);
   if (operations === null) return declined(ctx);

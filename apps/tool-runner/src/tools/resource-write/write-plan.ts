@@ -27,3 +27,20 @@ export function readPlan(ctx: ToolContext): Promise<WritePlan | undefined> {
 export function savePlan(ctx: ToolContext, plan: WritePlan): Promise<void> {
   return saveNote(ctx, NOTE, plan);
 }
+
+const OUTCOME = 'write-outcome';
+
+/** The result an earlier attempt finished with (its runner died before the result was recorded), if any. */
+export function readOutcome(ctx: ToolContext): Promise<string | undefined> {
+  return readNote(ctx, OUTCOME, z.string());
+}
+
+/**
+ * Records the call's result once its write and follow-up are done, so a retry answers it without a model call. Best
+ * effort: the write already stands, and without this note a retry only redoes the recorded follow-up.
+ */
+export async function saveOutcome(ctx: ToolContext, result: string): Promise<void> {
+  await saveNote(ctx, OUTCOME, result).catch((err: unknown) =>
+    ctx.warning(`the result was not recorded as a note: ${err instanceof Error ? err.message : String(err)}`),
+  );
+}
