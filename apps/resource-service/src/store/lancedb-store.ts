@@ -21,10 +21,9 @@ import {
   type UpsertItem,
 } from '@novelrag/repository';
 import { chunks, IN_CHUNK } from './lancedb-common';
-import { LanceDbMemoryTable } from './lancedb-memory';
+import { LanceDbMemoryTable, memoryTableSchema } from './lancedb-memory';
 import { ANN_MIN_ROWS, ensureIdKey, ensureIndexes, ID_KEY, maintainVectorIndex } from './lancedb-indexes';
 import { resizeTables, type ResizeEmbed } from './lancedb-resize';
-import { memoryTableSchema } from './lancedb-memory';
 import { NameCache } from './lancedb-names';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';
@@ -69,12 +68,14 @@ function parseRecord(json: unknown): ElementRecord {
 }
 
 /**
- * The embedded ResourceStore: one LanceDB table `elements` (one row per element: uri, aspect, parent_uri, id, the
- * record as JSON, the analysed terms with a full-text index, hash, vector) plus the aspects, undo log and
- * backlog as small JSON files written atomically (see `StoreMeta`). Filters are built with escaped literals only.
+ * The embedded ResourceStore: one LanceDB table `elements` (`elements_<size>` after a resize, see `resizeTables`;
+ * one row per element: uri, aspect, parent_uri, id, the record as JSON, the analysed terms with a full-text index,
+ * hash, vector) plus the aspects, undo log and backlog as small JSON files written atomically (see `StoreMeta`).
+ * Filters are built with escaped literals only.
  *
  * Search: full-text BM25 over the keyword terms and over the (prefixed) name terms, cosine vector search and an
- * exact-id lookup, each filtered by aspect and fetching `candidateLimit(limit)` rows, fused by the shared `fuse`.
+ * exact-id lookup, each filtered by aspect and fetching the uris of `candidateLimit(limit)` rows, fused by the shared
+ * `fuseByKeys` with the candidates' names from memory (`NameCache`).
  * Indexes (see `lancedb-indexes.ts`): scalar ones on the filtered columns, the full-text one, and an IVF vector
  * index once the table is large; rows no index covers yet are scanned beside them, so writes are searchable at once,
  * and `optimize()` folds them into the indexes every `optimizeEvery` writes.
