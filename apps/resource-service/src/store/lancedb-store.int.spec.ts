@@ -39,6 +39,34 @@ describe('LanceDbResourceStore specifics', () => {
     await store.close();
   });
 
+  it('matches names from what it keeps in memory, following writes, and reads the names it lacks', async () => {
+    const open = () => LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS });
+    const store = await open();
+    const vector = contractEmbedder().embedOne('Zed');
+    const other = makeItem(makeRecord('/character/b', { name: 'Other', motto: 'Zed' }), vector);
+    await store.upsert([makeItem(makeRecord('/character/a', { name: 'Zed' }), vector), other]);
+    expect((await store.search({ text: 'Zed', vector, limit: 2 })).map((hit) => hit.uri)).toEqual([
+      '/character/a',
+      '/character/b',
+    ]);
+    // Renamed: the exact-name boost follows (a stale name would still put /character/a first: it is a vector
+    // candidate with the same vector).
+    await store.upsert([makeItem(makeRecord('/character/a', { name: 'Quux' }), vector)]);
+    expect((await store.search({ text: 'Zed', vector, limit: 2 })).map((hit) => hit.uri)).toEqual([
+      '/character/b',
+      '/character/a',
+    ]);
+    await store.delete(['/character/b']);
+    expect((await store.search({ text: 'Zed', vector, limit: 2 })).map((hit) => hit.uri)).toEqual([
+      '/character/a',
+    ]);
+    await store.close();
+    // Searched before any load: the names are read from the table.
+    const reopened = await open();
+    expect((await reopened.search({ text: 'Quux', vector, limit: 2 }))[0]?.uri).toBe('/character/a');
+    await reopened.close();
+  });
+
   it('refuses bad vectors', async () => {
     const store = await LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS });
     const record = makeRecord('/character/a', { name: 'a' });

@@ -7,7 +7,7 @@ import {
   candidateLimit,
   documentTerms,
   ElementRecord,
-  fuse,
+  fuseByKeys,
   parseUri,
   prefixedTerms,
   queryTerms,
@@ -21,10 +21,10 @@ import {
   type UpsertItem,
 } from '@novelrag/repository';
 import { chunks, IN_CHUNK } from './lancedb-common';
-import { LanceDbMemoryTable } from './lancedb-memory';
+import { LanceDbMemoryTable, memoryTableSchema } from './lancedb-memory';
 import { ANN_MIN_ROWS, ensureIdKey, ensureIndexes, ID_KEY, maintainVectorIndex } from './lancedb-indexes';
 import { resizeTables, type ResizeEmbed } from './lancedb-resize';
-import { memoryTableSchema } from './lancedb-memory';
+import { NameCache } from './lancedb-names';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';
 
@@ -68,12 +68,14 @@ function parseRecord(json: unknown): ElementRecord {
 }
 
 /**
- * The embedded ResourceStore: one LanceDB table `elements` (one row per element: uri, aspect, parent_uri, id, the
- * record as JSON, the analysed terms with a full-text index, hash, vector) plus the aspects, undo log and
- * backlog as small JSON files written atomically (see `StoreMeta`). Filters are built with escaped literals only.
+ * The embedded ResourceStore: one LanceDB table `elements` (`elements_<size>` after a resize, see `resizeTables`;
+ * one row per element: uri, aspect, parent_uri, id, the record as JSON, the analysed terms with a full-text index,
+ * hash, vector) plus the aspects, undo log and backlog as small JSON files written atomically (see `StoreMeta`).
+ * Filters are built with escaped literals only.
  *
  * Search: full-text BM25 over the keyword terms and over the (prefixed) name terms, cosine vector search and an
- * exact-id lookup, each filtered by aspect and fetching `candidateLimit(limit)` rows, fused by the shared `fuse`.
+ * exact-id lookup, each filtered by aspect and fetching the uris of `candidateLimit(limit)` rows, fused by the shared
+ * `fuseByKeys` with the candidates' names from memory (`NameCache`).
  * Indexes (see `lancedb-indexes.ts`): scalar ones on the filtered columns, the full-text one, and an IVF vector
  * index once the table is large; rows no index covers yet are scanned beside them, so writes are searchable at once,
  * and `optimize()` folds them into the indexes every `optimizeEvery` writes.
@@ -85,6 +87,7 @@ function parseRecord(json: unknown): ElementRecord {
 export class LanceDbResourceStore implements ResourceStore {
   private writes = 0;
   private closed = false;
+  private readonly names = new NameCache();
 
   private constructor(
     private readonly db: lancedb.Connection,
@@ -163,6 +166,7 @@ export class LanceDbResourceStore implements ResourceStore {
         hash: String(row.hash),
       }))
       .sort((a, b) => (a.record.uri < b.record.uri ? -1 : a.record.uri > b.record.uri ? 1 : 0));
+    for (const { record } of records) this.names.set(record);
     return { aspects: this.meta.aspects(), records, undo: this.meta.undo(), backlog: this.meta.backlog() };
   }
 
@@ -193,6 +197,7 @@ export class LanceDbResourceStore implements ResourceStore {
       vector: vector ?? previous.get(record.uri) ?? new Array<number>(this.dimensions).fill(0),
     }));
     await this.table.mergeInsert('uri').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(rows);
+    for (const { record } of latest.values()) this.names.set(record);
     await this.afterWrite();
   }
 
@@ -201,6 +206,7 @@ export class LanceDbResourceStore implements ResourceStore {
     const unique = [...new Set(uris)];
     if (unique.length === 0) return;
     for (const chunk of chunks(unique, IN_CHUNK)) await this.table.delete(sqlIn('uri', chunk));
+    for (const uri of unique) this.names.delete(uri);
     await this.afterWrite();
   }
 
@@ -232,7 +238,7 @@ export class LanceDbResourceStore implements ResourceStore {
     // The builders mutate in place and return themselves.
     const filtered = (query: lancedb.Query | lancedb.VectorQuery): lancedb.Query | lancedb.VectorQuery => {
       if (aspect) query.where(aspect);
-      query.select(['uri', 'record']).limit(limit);
+      query.select(['uri']).limit(limit);
       return query;
     };
     const text = request.text.trim();
@@ -252,15 +258,13 @@ export class LanceDbResourceStore implements ResourceStore {
         ? filtered(this.table.query().where(`${ID_KEY} = ${sqlString(text.toLowerCase())}`)).toArray()
         : Promise.resolve([]),
     ]);
-    const records = new Map<string, ElementRecord>();
-    const uris = (rows: { uri: unknown; record: unknown }[]): string[] =>
-      rows.map((row) => {
-        const uri = String(row.uri);
-        if (!records.has(uri)) records.set(uri, parseRecord(row.record));
-        return uri;
-      });
+    const uris = (rows: { uri: unknown }[]): string[] => rows.map((row) => String(row.uri));
     const sides = { keyword: uris(keyword), names: uris(names), vector: uris(vector), exact: uris(exact) };
-    return fuse(request.text, sides, records, request.limit);
+    const candidates = [...sides.keyword, ...sides.names, ...sides.vector, ...sides.exact];
+    const keysOf = await this.names.keysOf(candidates, async (missing) =>
+      (await this.recordsOf(missing)).values(),
+    );
+    return fuseByKeys(request.text, sides, keysOf, request.limit);
   }
 
   async segments(request: SegmentsRequest): Promise<SegmentsResult> {
@@ -275,15 +279,8 @@ export class LanceDbResourceStore implements ResourceStore {
         // buildSegments reports malformed uris as missing.
       }
     }
-    const records = new Map<string, ElementRecord>();
-    for (const chunk of chunks([...wanted], IN_CHUNK)) {
-      const rows = await this.table.query().where(sqlIn('uri', chunk)).select(['record']).toArray();
-      for (const row of rows as { record: unknown }[]) {
-        const record = parseRecord(row.record);
-        records.set(record.uri, record);
-      }
-    }
-    return buildSegments({ aspects: this.meta.aspects(), record: (uri) => records.get(uri) }, request);
+    const records = await this.recordsOf([...wanted]);
+    return buildSegments({ aspects: this.meta.aspectsView(), record: (uri) => records.get(uri) }, request);
   }
 
   /** Compacts the table and brings every index up to date (also done in the background every `optimizeEvery` writes). */
@@ -304,6 +301,19 @@ export class LanceDbResourceStore implements ResourceStore {
 
   private background: Promise<void> = Promise.resolve();
   private optimizing = false;
+
+  /** The stored records of `uris` (key lookups on the `uri` index), by uri. */
+  private async recordsOf(uris: readonly string[]): Promise<Map<string, ElementRecord>> {
+    const records = new Map<string, ElementRecord>();
+    for (const chunk of chunks(uris, IN_CHUNK)) {
+      const rows = await this.table.query().where(sqlIn('uri', chunk)).select(['record']).toArray();
+      for (const row of rows as { record: unknown }[]) {
+        const record = parseRecord(row.record);
+        records.set(record.uri, record);
+      }
+    }
+    return records;
+  }
 
   private async vectorsOf(uris: readonly string[]): Promise<Map<string, number[]>> {
     const out = new Map<string, number[]>();

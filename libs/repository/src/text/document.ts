@@ -125,6 +125,25 @@ export function prefixedTerms(terms: DocumentTerms): string[] {
   return [...terms.text, ...terms.names.map((term) => `${NAME_TERM_PREFIX}${term}`)];
 }
 
+/**
+ * The record reduced to what name matching (`elementKeys`, `nameMatch`) reads: its identity and its name properties.
+ * Small enough for a store to keep one per element in memory, so that a search need not read whole records.
+ */
+export function nameRecord(record: ElementRecord): ElementRecord {
+  const properties = Object.fromEntries(
+    Object.entries(record.properties).filter(([key]) => NAME_PROPERTY.test(key)),
+  );
+  return {
+    id: record.id,
+    uri: record.uri,
+    aspect: record.aspect,
+    parentUri: record.parentUri,
+    properties,
+    relationships: {},
+    children: {},
+  };
+}
+
 /** The match keys an element is found by exactly (written names and id) and by mention (those and pinyin). */
 export function elementKeys(record: ElementRecord): { exact: Set<string>; all: Set<string> } {
   const names = elementNames(record);

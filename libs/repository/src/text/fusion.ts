@@ -54,7 +54,17 @@ export function queryTerms(query: string): { text: string[]; names: string[]; pr
 
 /** 'exact' when a name or the id equals the query, 1 when the query mentions a name (pinyin included), else 0. */
 export function nameMatch(queryKey: string, record: ElementRecord): NameMatch {
-  const keys = elementKeys(record);
+  return keysMatch(queryKey, elementKeys(record));
+}
+
+/** An element's match keys (`elementKeys`): exact ones (names, id) and all (pinyin too). */
+export interface ElementKeys {
+  readonly exact: ReadonlySet<string>;
+  readonly all: ReadonlySet<string>;
+}
+
+/** `nameMatch` from an element's precomputed keys. */
+export function keysMatch(queryKey: string, keys: ElementKeys): NameMatch {
   if (keys.exact.has(queryKey)) return 'exact';
   for (const key of keys.all) if (mentions(queryKey, key)) return 1;
   return 0;
@@ -106,11 +116,31 @@ export function fuse(
   limit: number,
   weights: FusionWeights = FUSION_WEIGHTS,
 ): SearchHit[] {
+  return fuseByKeys(
+    query,
+    sides,
+    (uri) => {
+      const record = records.get(uri);
+      return record ? elementKeys(record) : undefined;
+    },
+    limit,
+    weights,
+  );
+}
+
+/** `fuse` from each candidate's match keys (undefined: the candidate is gone), for stores that cache the keys. */
+export function fuseByKeys(
+  query: string,
+  sides: HybridSides,
+  keysOf: (uri: string) => ElementKeys | undefined,
+  limit: number,
+  weights: FusionWeights = FUSION_WEIGHTS,
+): SearchHit[] {
   const queryKey = matchKey(query);
   const matchOf = (uri: string): NameMatch | undefined => {
-    const record = records.get(uri);
-    if (!record) return undefined;
-    return queryKey.length > 0 ? nameMatch(queryKey, record) : 0;
+    const keys = keysOf(uri);
+    if (!keys) return undefined;
+    return queryKey.length > 0 ? keysMatch(queryKey, keys) : 0;
   };
   return fuseWith(sides, matchOf, limit, weights);
 }

@@ -19,6 +19,7 @@ export {
   idWords,
   NAME_TERM_PREFIX,
   nameDependents,
+  nameRecord,
   prefixedTerms,
   SEARCH_FORMAT,
   searchHash,
@@ -27,5 +28,14 @@ export {
 export type { DocumentTerms, IncomingRelation } from './document';
 export { SearchEntries } from './search-entries';
 export type { Touched } from './search-entries';
-export { candidateLimit, FUSION_WEIGHTS, fuse, fuseWith, nameMatch, queryTerms } from './fusion';
-export type { FusionWeights, HybridSides, NameMatch, RecordSource } from './fusion';
+export {
+  candidateLimit,
+  FUSION_WEIGHTS,
+  fuse,
+  fuseByKeys,
+  fuseWith,
+  keysMatch,
+  nameMatch,
+  queryTerms,
+} from './fusion';
+export type { ElementKeys, FusionWeights, HybridSides, NameMatch, RecordSource } from './fusion';

@@ -8,7 +8,7 @@ const RERANK_MARGIN = 16;
  * (a slot per id, freed slots reused), so a query is a dot product per row and a bounded top-k, without allocating
  * per row. The top `limit + RERANK_MARGIN` of that pass are scored again with the exact double-precision `cosine` of
  * the stored vectors and sorted (score, then id), so the ranking is the one a full exact scan gives. Rows are grouped
- * by a key (the aspect), so a filtered query reads only its group. One vector size at a time: a vector of another
+ * by a key (the aspect): a filtered query computes the dot products of its group's rows only. One vector size at a time: a vector of another
  * size empties the index first (the repository re-embeds everything when the model changes), so sizes never mix.
  * Zero vectors (an element never embedded) are not indexed: cosine search never returns them.
  */
@@ -19,8 +19,7 @@ export class VectorIndex {
   private ids: (string | undefined)[] = [];
   private vectors: (readonly number[] | undefined)[] = [];
   private free: number[] = [];
-  /** group → slots of that group. */
-  private readonly groups = new Map<string, Set<number>>();
+  /** The group of each slot (undefined: a free slot). */
   private groupOf: (string | undefined)[] = [];
 
   get size(): number {
@@ -41,9 +40,6 @@ export class VectorIndex {
     this.ids[slot] = id;
     this.vectors[slot] = vector;
     this.groupOf[slot] = group;
-    const members = this.groups.get(group) ?? new Set<number>();
-    members.add(slot);
-    this.groups.set(group, members);
   }
 
   delete(id: string): void {
@@ -52,11 +48,7 @@ export class VectorIndex {
     this.slotOf.delete(id);
     this.ids[slot] = undefined;
     this.vectors[slot] = undefined;
-    const group = this.groupOf[slot] as string;
     this.groupOf[slot] = undefined;
-    const members = this.groups.get(group);
-    members?.delete(slot);
-    if (members?.size === 0) this.groups.delete(group);
     this.free.push(slot);
   }
 
@@ -70,16 +62,12 @@ export class VectorIndex {
     const keep = limit + RERANK_MARGIN;
     const top = new TopK(keep, this.ids);
     const d = this.dimensions;
-    const score = (slot: number): void => {
-      const base = slot * d;
-      let dot = 0;
-      for (let i = 0; i < d; i++) dot += (q[i] as number) * (this.matrix[base + i] as number);
-      top.offer(slot, dot);
-    };
-    if (group !== undefined) {
-      for (const slot of this.groups.get(group) ?? []) score(slot);
-    } else {
-      for (let slot = 0; slot < this.ids.length; slot++) if (this.ids[slot] !== undefined) score(slot);
+    const matrix = this.matrix;
+    const groups = this.groupOf;
+    for (let slot = 0; slot < groups.length; slot++) {
+      const of = groups[slot];
+      if (of !== undefined && (group === undefined || of === group))
+        top.offer(slot, dot(matrix, slot * d, q, d));
     }
     return top
       .slots()
@@ -99,7 +87,6 @@ export class VectorIndex {
     this.ids = [];
     this.vectors = [];
     this.free = [];
-    this.groups.clear();
     this.groupOf = [];
   }
 
@@ -116,6 +103,13 @@ export class VectorIndex {
     }
     return slot;
   }
+}
+
+/** The dot product of the matrix row starting at `base` with `q` (a plain loop V8 compiles tightly). */
+function dot(matrix: Float32Array, base: number, q: Float32Array, d: number): number {
+  let sum = 0;
+  for (let i = 0; i < d; i++) sum += (matrix[base + i] as number) * (q[i] as number);
+  return sum;
 }
 
 /**
