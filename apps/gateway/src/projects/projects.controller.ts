@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AspectDump } from '@novelrag/contracts';
+import { type AspectDump, ImportRequest } from '@novelrag/contracts';
 import { isResourceError } from '@novelrag/repository';
 import {
   dumpsToProject,
@@ -13,9 +13,27 @@ import {
   runImportPlan,
   sendImportBatch,
 } from '@novelrag/resource-client';
+import { z } from 'zod';
 import { ApiError } from '../http/api-error';
 import { RESOURCE_SERVICE } from '../resources/resource-service.provider';
-import { ProjectImportBatchDto, ProjectImportDto } from './projects.dto';
+
+const ImportMode = ImportRequest.shape.mode
+  .optional()
+  .meta({ description: '`merge` (default) refuses aspects that exist (409); `replace` overwrites them' });
+
+/** `POST /v1/projects/import`: a project directory on the gateway host. */
+const ProjectImportBody = z.strictObject({
+  path: z.string().min(1).max(4096).meta({
+    description: 'A NovelRAG project directory on the gateway host (`aspect.yml` plus the files it names)',
+    example: '/srv/worlds/demo',
+  }),
+  mode: ImportMode,
+});
+type ProjectImportBody = z.infer<typeof ProjectImportBody>;
+
+/** `POST /v1/projects/import/batches`: one batch a client cut (start 0 creates the aspect, later ones append). */
+const ProjectImportBatchBody = ImportBatch.extend({ mode: ImportMode });
+type ProjectImportBatchBody = z.infer<typeof ProjectImportBatchBody>;
 
 /** A project-format problem (bad YAML, a missing file) as a 400 naming the file; anything else passes through. */
 function asApiError(err: unknown): unknown {
@@ -40,7 +58,9 @@ export class ProjectsController {
     summary:
       'Import a NovelRAG project directory on the gateway host, in bounded batches; reports what was skipped and why',
   })
-  async importDir(@Body() { path, mode = 'merge' }: ProjectImportDto): Promise<ImportReport> {
+  async importDir(
+    @Body({ schema: ProjectImportBody }) { path, mode = 'merge' }: ProjectImportBody,
+  ): Promise<ImportReport> {
     try {
       const plan = await planProjectDir(path);
       return await runImportPlan(this.resources, plan, mode);
@@ -52,14 +72,12 @@ export class ProjectsController {
   @Post('import/batches')
   @HttpCode(200)
   @ApiOperation({ summary: "Import one batch of an aspect's elements (start 0 creates the aspect)" })
-  async importBatch(@Body() { mode = 'merge', ...body }: ProjectImportBatchDto): Promise<ImportBatchReply> {
-    const batch = ImportBatch.safeParse(body);
-    if (!batch.success) {
-      const issues = batch.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`);
-      throw new ApiError('VALIDATION_FAILED', `invalid batch: ${issues.join('; ')}`, { issues });
-    }
-    await sendImportBatch(this.resources, batch.data, mode);
-    return { elements: batch.data.elements.length };
+  async importBatch(
+    @Body({ schema: ProjectImportBatchBody })
+    { mode = 'merge', ...batch }: ProjectImportBatchBody,
+  ): Promise<ImportBatchReply> {
+    await sendImportBatch(this.resources, batch, mode);
+    return { elements: batch.elements.length };
   }
 
   @Get('export')
