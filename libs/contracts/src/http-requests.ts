@@ -38,7 +38,8 @@ export const SubmitGoalBody = z
         'answers the request as a question about the repository, with cited sources)',
     }),
   })
-  .superRefine(requireRequestOrGoal);
+  .superRefine(requireRequestOrGoal)
+  .meta({ description: 'Exactly one of `request` and `goal` is set' });
 export type SubmitGoalBody = z.infer<typeof SubmitGoalBody>;
 
 /** `POST /v1/goals/next`: what the autonomous goal is for; the deciders choose the goal itself. */
