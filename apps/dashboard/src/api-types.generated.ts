@@ -338,8 +338,31 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Import a NovelRAG project directory on the gateway host, in bounded batches; reports what was skipped and why */
+    /**
+     * Import a NovelRAG project directory on the gateway host, in bounded batches; reports what was skipped and why
+     * @description With `Accept: application/x-ndjson` the answer is a stream of ImportProgressEvent lines (a line per batch).
+     */
     post: operations['ProjectsController_importDir'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/import/upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import a NovelRAG project uploaded as a tar archive (gzip or not: aspect.yml and the files it names), in bounded batches; reports what was skipped and why
+     * @description The body is the archive (at most 33554432 bytes; entries leaving the project are refused). With `Accept: application/x-ndjson` the answer is a stream of ImportProgressEvent lines (a line per batch).
+     */
+    post: operations['ProjectsController_importUpload'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2275,6 +2298,59 @@ export interface components {
         reason: string;
       }[];
     };
+    ImportProgressEvent:
+      | {
+          /** @enum {string} */
+          event: 'plan';
+          batches: number;
+          skipped: number;
+        }
+      | {
+          /** @enum {string} */
+          event: 'progress';
+          batch: number;
+          batches: number;
+          label: string;
+          elements: number;
+        }
+      | {
+          /** @enum {string} */
+          event: 'report';
+          report: components['schemas']['ImportReport'];
+        }
+      | {
+          /** @enum {string} */
+          event: 'error';
+          error: {
+            /** @enum {string} */
+            code:
+              | 'VALIDATION_FAILED'
+              | 'INVALID_URI'
+              | 'NOT_FOUND'
+              | 'ALREADY_EXISTS'
+              | 'CONFLICT'
+              | 'UNAUTHORIZED'
+              | 'FORBIDDEN'
+              | 'PAYLOAD_TOO_LARGE'
+              | 'RATE_LIMITED'
+              | 'TIMEOUT'
+              | 'CANCELLED'
+              | 'UNAVAILABLE'
+              | 'NO_RESPONDERS'
+              | 'TOOL_NOT_FOUND'
+              | 'TOOL_FAILED'
+              | 'TOOL_OUTPUT_TOO_LARGE'
+              | 'MODEL_OUTPUT_INVALID'
+              | 'MODEL_UNAVAILABLE'
+              | 'BUDGET_EXHAUSTED'
+              | 'INTERACTION_NOT_PENDING'
+              | 'INTERNAL';
+            message: string;
+            details?: {
+              [key: string]: unknown;
+            };
+          };
+        };
     ImportBatchReply: {
       elements: number;
     };
@@ -3393,6 +3469,54 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ImportReport'];
+          'application/x-ndjson': components['schemas']['ImportProgressEvent'];
+        };
+      };
+      /** @description Missing or invalid API key (UNAUTHORIZED) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Rate limited (RATE_LIMITED) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  ProjectsController_importUpload: {
+    parameters: {
+      query?: {
+        /** @description `merge` (default) refuses aspects that exist (409); `replace` overwrites them */
+        mode?: 'merge' | 'replace';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/gzip': string;
+        'application/x-tar': string;
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImportReport'];
+          'application/x-ndjson': components['schemas']['ImportProgressEvent'];
         };
       };
       /** @description Missing or invalid API key (UNAUTHORIZED) */

@@ -33,7 +33,12 @@ import {
   TraceEvent,
   UndoRedoReply,
 } from '@novelrag/contracts';
-import { ImportBatchReply, ImportReport, NovelragProject } from '@novelrag/resource-client';
+import {
+  ImportBatchReply,
+  ImportProgressEvent,
+  ImportReport,
+  NovelragProject,
+} from '@novelrag/resource-client';
 import { z } from 'zod';
 
 type Schema = Record<string, unknown>;
@@ -66,6 +71,7 @@ const COMPONENTS = {
   ServicesReply,
   HealthReport,
   ImportReport,
+  ImportProgressEvent,
   ImportBatchReply,
   NovelragProject,
   Liveness: z.strictObject({ ok: z.literal(true) }),
@@ -93,6 +99,8 @@ interface Reply {
   status: number | Record<number, string>;
   body: ComponentName;
   sse?: true;
+  /** Also answered as a stream of these lines with `Accept: application/x-ndjson`. */
+  ndjson?: ComponentName;
 }
 const REPLIES: Record<string, Reply> = {
   'POST /v1/goals': { status: { 202: 'Accepted and stored in the GOALS stream' }, body: 'GoalAccepted' },
@@ -128,7 +136,8 @@ const REPLIES: Record<string, Reply> = {
   'DELETE /v1/backlog/{id}': { status: 200, body: 'BacklogRemoveReply' },
   'GET /v1/tools': { status: 200, body: 'ToolCatalogue' },
   'GET /v1/services': { status: 200, body: 'ServicesReply' },
-  'POST /v1/projects/import': { status: 200, body: 'ImportReport' },
+  'POST /v1/projects/import': { status: 200, body: 'ImportReport', ndjson: 'ImportProgressEvent' },
+  'POST /v1/projects/import/upload': { status: 200, body: 'ImportReport', ndjson: 'ImportProgressEvent' },
   'POST /v1/projects/import/batches': { status: 200, body: 'ImportBatchReply' },
   'GET /v1/projects/export': { status: 200, body: 'NovelragProject' },
 };
@@ -224,7 +233,10 @@ export function typeReplies(document: OpenAPIObject): OpenAPIObject {
       for (const [status, description] of Object.entries(statuses))
         responses[status] = {
           description: reply.sse ? SSE_DESCRIPTION : description || 'OK',
-          content: { [reply.sse ? SSE : 'application/json']: { schema: ref(reply.body) } },
+          content: {
+            [reply.sse ? SSE : 'application/json']: { schema: ref(reply.body) },
+            ...(reply.ndjson ? { 'application/x-ndjson': { schema: ref(reply.ndjson) } } : {}),
+          },
         } as { description: string };
     }
   }

@@ -1,21 +1,21 @@
-import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { type AspectDump, ImportRequest } from '@novelrag/contracts';
-import { isResourceError } from '@novelrag/repository';
 import {
   dumpsToProject,
   ImportBatch,
   type ImportBatchReply,
-  type ImportReport,
   type NovelragProject,
+  type ImportPlan,
   planProjectDir,
+  planProjectFiles,
+  readProjectArchive,
   type ResourceService,
-  runImportPlan,
   sendImportBatch,
 } from '@novelrag/resource-client';
 import { z } from 'zod';
-import { ApiError } from '../http/api-error';
 import { RESOURCE_SERVICE } from '../resources/resource-service.provider';
+import { answerImport, asApiError, type ImportResponse, NDJSON, readBoundedBody } from './import-stream';
 
 const ImportMode = ImportRequest.shape.mode
   .optional()
@@ -35,11 +35,20 @@ type ProjectImportBody = z.infer<typeof ProjectImportBody>;
 const ProjectImportBatchBody = ImportBatch.extend({ mode: ImportMode });
 type ProjectImportBatchBody = z.infer<typeof ProjectImportBatchBody>;
 
-/** A project-format problem (bad YAML, a missing file) as a 400 naming the file; anything else passes through. */
-function asApiError(err: unknown): unknown {
-  return isResourceError(err) && err.code === 'VALIDATION_FAILED'
-    ? new ApiError('VALIDATION_FAILED', err.message, err.details ? { ...err.details } : undefined)
-    : err;
+/** `POST /v1/projects/import/upload?mode=`: the mode of an uploaded project. */
+const UploadQuery = z.strictObject({ mode: ImportMode });
+type UploadQuery = z.infer<typeof UploadQuery>;
+
+/** Bound on an upload's body (the archive as sent, compressed or not). */
+export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
+
+/** Plans an import, a project-format problem answered as a 4xx naming the file. */
+async function plan(read: () => Promise<ImportPlan>): Promise<ImportPlan> {
+  try {
+    return await read();
+  } catch (err) {
+    throw asApiError(err);
+  }
 }
 
 /**
@@ -53,20 +62,39 @@ export class ProjectsController {
   constructor(@Inject(RESOURCE_SERVICE) private readonly resources: ResourceService) {}
 
   @Post('import')
-  @HttpCode(200)
   @ApiOperation({
     summary:
       'Import a NovelRAG project directory on the gateway host, in bounded batches; reports what was skipped and why',
+    description: `With \`Accept: ${NDJSON}\` the answer is a stream of ImportProgressEvent lines (a line per batch).`,
   })
   async importDir(
     @Body({ schema: ProjectImportBody }) { path, mode = 'merge' }: ProjectImportBody,
-  ): Promise<ImportReport> {
-    try {
-      const plan = await planProjectDir(path);
-      return await runImportPlan(this.resources, plan, mode);
-    } catch (err) {
-      throw asApiError(err);
-    }
+    @Headers('accept') accept: string | undefined,
+    @Res() res: ImportResponse,
+  ): Promise<void> {
+    await answerImport(this.resources, await plan(() => planProjectDir(path)), mode, accept, res);
+  }
+
+  @Post('import/upload')
+  @ApiOperation({
+    summary:
+      'Import a NovelRAG project uploaded as a tar archive (gzip or not: aspect.yml and the files it names), in ' +
+      'bounded batches; reports what was skipped and why',
+    description:
+      `The body is the archive (at most ${MAX_UPLOAD_BYTES} bytes; entries leaving the project are refused). With ` +
+      `\`Accept: ${NDJSON}\` the answer is a stream of ImportProgressEvent lines (a line per batch).`,
+  })
+  @ApiConsumes('application/gzip', 'application/x-tar')
+  @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  async importUpload(
+    @Query({ schema: UploadQuery }) { mode = 'merge' }: UploadQuery,
+    @Headers('accept') accept: string | undefined,
+    @Req() req: Parameters<typeof readBoundedBody>[0],
+    @Res() res: ImportResponse,
+  ): Promise<void> {
+    const archive = await readBoundedBody(req, MAX_UPLOAD_BYTES);
+    const planned = await plan(async () => planProjectFiles(await readProjectArchive(archive)));
+    await answerImport(this.resources, planned, mode, accept, res);
   }
 
   @Post('import/batches')
