@@ -234,5 +234,19 @@ describe('project import and export (OS processes, real NATS)', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('file lost.yml named by the config is missing');
     expect((await http('/v1/resources?uri=/lost')).status).toBe(404);
+
+    // An uploaded archive whose entry would leave the project is refused as a whole.
+    const upload = await fetch(`${url}/v1/projects/import/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/gzip', authorization: `Bearer ${KEY}` },
+      body: new Uint8Array(
+        await tgzOf({ 'aspect.yml': stringify({ lost: { path: 'lost.yml' } }), '../../x.yml': 'x' }),
+      ),
+    });
+    expect(upload.status).toBe(400);
+    expect(await upload.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'archive entry world/../../x.yml would leave the project',
+    });
   }, 120_000);
 });
