@@ -74,6 +74,7 @@ export default [
       '**/*.cjs',
       '**/*.mjs',
       '**/*.js',
+      '**/*.generated.ts',
     ],
   },
   ...nx.configs['flat/base'],

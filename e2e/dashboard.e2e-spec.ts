@@ -48,20 +48,41 @@ async function submitDemo(page: Page): Promise<string> {
   return shownGoalId(page);
 }
 
-/** Approves confirmations from the page until the goal completes (bounded: the demo asks once). */
+/** The little of the page's DOM a function evaluated in it reads (the test is compiled without the DOM library). */
+interface PageDocument {
+  querySelector(
+    selector: string,
+  ): { textContent: string | null; getAttribute(name: string): string | null } | null;
+}
+
+/**
+ * Approves confirmations from the page until the goal completes (bounded: the demo asks once). Every wait is for a
+ * state of the page: the next question's card (by its interaction id) or the completed status, then that question's
+ * answer in the trace; never for a moment in which a button happens to be on screen.
+ */
 async function approveUntilCompleted(page: Page): Promise<void> {
-  const approve = page.getByTestId('pending').getByRole('button', { name: 'Approve' });
-  const completed = page.getByTestId('goal-status').getByText('completed');
+  const answered = page.getByTestId('timeline').locator('[data-kind="interaction.answered"]');
   for (let i = 0; i < 5; i++) {
-    const next = await Promise.race([
-      approve.waitFor({ timeout: 120_000 }).then(() => 'approve' as const),
-      completed.waitFor({ timeout: 120_000 }).then(() => 'done' as const),
-    ]);
-    if (next === 'done') return;
-    await approve.click();
-    await approve.waitFor({ state: 'detached' });
+    const next = await page.waitForFunction(
+      () => {
+        const doc = (globalThis as unknown as { document: PageDocument }).document;
+        const status = doc.querySelector('[data-testid="goal-status"]')?.textContent ?? '';
+        if (status.includes('completed')) return { done: true as const };
+        const card = doc.querySelector('[data-testid="pending"] [data-interaction]');
+        return card ? { done: false as const, id: card.getAttribute('data-interaction')! } : null;
+      },
+      undefined,
+      { timeout: 120_000, polling: 100 },
+    );
+    const state = await next.jsonValue();
+    if (!state) continue; // not reached: waitForFunction resolves on a truthy value
+    if (state.done) return;
+    const before = await answered.count();
+    await page.locator(`[data-interaction="${state.id}"]`).getByRole('button', { name: 'Approve' }).click();
+    // The answer is in the trace (the card is gone with it): the next question, if any, is a new one.
+    await answered.nth(before).waitFor({ timeout: 120_000 });
   }
-  await completed.waitFor();
+  await page.getByTestId('goal-status').getByText('completed').waitFor({ timeout: 120_000 });
 }
 
 const QUESTION = 'Who leads the Azure Sect? (rag-dash)';

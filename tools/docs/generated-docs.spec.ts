@@ -4,7 +4,7 @@ import { CONTRACT_SCHEMAS, ERROR_CODE_INFO, TOOL_METADATA_KEYS } from '@novelrag
 import { MESSAGE_HINTS, subjectRows } from './bus-api-doc';
 import { documentedVariables, envRows } from './configuration-doc';
 import { ENV_SOURCES } from './env-sources';
-import { REPO_ROOT, busApiInput, generatedDocs } from './generate';
+import { API_TYPES_FILE, OPENAPI_FILE, REPO_ROOT, busApiInput, generatedDocs } from './generate';
 
 // The generated documents must match their sources: regenerate with `npm run docs:generate`.
 
@@ -45,13 +45,16 @@ describe('generated documents', () => {
     generated = await generatedDocs();
   });
 
-  it.each(['docs/configuration.md', 'docs/bus-api.md', 'docs/reference/tool-contract.md'])(
-    '%s is up to date (run `npm run docs:generate`)',
-    (file) => {
-      expect(Object.keys(generated)).toContain(file);
-      expect(readFileSync(path.join(REPO_ROOT, file), 'utf8')).toBe(generated[file]);
-    },
-  );
+  it.each([
+    'docs/configuration.md',
+    'docs/bus-api.md',
+    'docs/reference/tool-contract.md',
+    OPENAPI_FILE,
+    API_TYPES_FILE,
+  ])('%s is up to date (run `npm run docs:generate`)', (file) => {
+    expect(Object.keys(generated)).toContain(file);
+    expect(readFileSync(path.join(REPO_ROOT, file), 'utf8')).toBe(generated[file]);
+  });
 });
 
 describe('docs/configuration.md', () => {

@@ -15,9 +15,10 @@ export function requireTs(file) {
     const swc = require('@swc/core');
     const resolve = Module._resolveFilename;
     Module._resolveFilename = function (request, ...rest) {
-      const lib = /^@novelrag\/(contracts|agenturn|llm|bus|testkit|tool-kit|telemetry)(\/testing)?$/.exec(
-        request,
-      );
+      const lib =
+        /^@novelrag\/(contracts|agenturn|llm|bus|testkit|tool-kit|telemetry|repository|resource-client|mcp-server)(\/testing)?$/.exec(
+          request,
+        );
       const target = lib
         ? path.join(root, 'libs', lib[1], 'src', lib[2] ? 'testing' : '', 'index.ts')
         : request;

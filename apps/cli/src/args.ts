@@ -154,8 +154,8 @@ export const COMMANDS = {
   import: {
     summary:
       'import a NovelRAG project directory (aspect.yml + its files), sent in bounded batches with progress',
-    usage: 'import <dir> [--replace] [--batch-bytes N]',
-    options: { replace: { type: 'boolean' }, 'batch-bytes': { type: 'string' } },
+    usage: 'import <dir> [--replace] [--batch-bytes N | --upload]',
+    options: { replace: { type: 'boolean' }, 'batch-bytes': { type: 'string' }, upload: { type: 'boolean' } },
     min: 1,
     max: 1,
   },

@@ -91,6 +91,46 @@ export class GatewayClient {
     }
   }
 
+  /**
+   * Sends a body as is (an archive) and returns the answer to read as it streams; a non-2xx answer is its coded
+   * CliError. Bounded by `timeoutMs` for the whole exchange, body read included.
+   */
+  async send(
+    route: string,
+    body: Uint8Array,
+    options: { contentType: string; accept: string; query?: RequestOptions['query']; timeoutMs: number },
+  ): Promise<Response> {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    let res: Response;
+    try {
+      res = await this.fetchImpl(this.url(route, options.query), {
+        method: 'POST',
+        signal,
+        headers: { accept: options.accept, 'content-type': options.contentType, ...this.authHeaders() },
+        body,
+      });
+    } catch (err) {
+      if (signal.aborted)
+        throw new CliError(
+          'timeout',
+          'TIMEOUT',
+          `POST ${route} got no answer within ${options.timeoutMs} ms`,
+        );
+      throw unreachable(this.options.url, err);
+    }
+    if (!res.ok) {
+      const text = await res.text().catch(() => '');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      throw apiError(res.status, parsed, `POST ${route}`);
+    }
+    return res;
+  }
+
   private async once(route: string, options: RequestOptions): Promise<unknown> {
     const method = options.method ?? 'GET';
     const target = this.url(route, options.query);

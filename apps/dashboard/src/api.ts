@@ -1,31 +1,44 @@
-import type {
-  AgentKind,
-  AspectsListReply,
-  FindReply,
-  GoalSummaryPage,
-  OperationsListReply,
-  SearchReply,
-  ServicesReply,
-  ToolCatalogue,
-  PublicGoal,
-  UndoRedoReply,
-} from '@novelrag/contracts';
+import type { components, paths } from './api-types.generated';
 
-/** The dashboard's client of the public REST API (types from the same contracts the gateway documents). */
+/**
+ * The dashboard's client of the public REST API, typed by the gateway's OpenAPI document (`api-types.generated.ts`,
+ * generated from it by `npm run docs:generate`): a route, its parameters, its body and its reply are what the document
+ * says, so an API change that breaks the dashboard fails `npm run typecheck`.
+ */
 const KEY_STORAGE = 'novelrag.apiKey';
 
-export type { DiscoveredTool, PublicGoal } from '@novelrag/contracts';
+type Schemas = components['schemas'];
+export type PublicGoal = Schemas['PublicGoal'];
+export type DiscoveredTool = Schemas['ToolCatalogue']['tools'][number];
+export type GoalSummary = Schemas['GoalSummary'];
 
-export interface GoalSubmissionBody {
-  /** The agent kind that pursues it (absent: `novelrag`). */
-  agent?: AgentKind;
-  request?: string;
-  goal?: string;
-  threadId?: string;
-  lang?: string;
-  beliefs?: string[];
-  limits?: { maxSteps?: number; maxIterations?: number; wallClockMs?: number; tokenBudget?: number };
-}
+type Method = 'get' | 'post' | 'delete';
+/** Routes that have an operation for the method. */
+type RouteOf<M extends Method> = { [P in keyof paths]: paths[P][M] extends object ? P : never }[keyof paths];
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The JSON body of the operation's 2xx replies. */
+type Reply<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends { responses: infer R }
+    ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonOf<R[S]> : never }[keyof R]
+    : never;
+/** The parameters and body the operation takes (each present only when the document has it). */
+type Input<P extends keyof paths, M extends Method> =
+  Operation<P, M> extends { parameters: infer Params; requestBody?: infer Body }
+    ? (Params extends { path: infer Path } ? { path: Path } : { path?: never }) &
+        (Params extends { query?: infer Q }
+          ? [Q] extends [never]
+            ? { query?: never }
+            : { query?: Q }
+          : object) &
+        ([Body] extends [never]
+          ? { body?: never }
+          : undefined extends Body
+            ? { body?: JsonOf<Body> }
+            : { body: JsonOf<Body> })
+    : never;
+
+export type GoalSubmissionBody = Input<'/v1/goals', 'post'>['body'];
 
 /** An error answer of the API: `{code, message, details?}` and the HTTP status. */
 export class ApiError extends Error {
@@ -49,9 +62,18 @@ export function authHeaders(): Record<string, string> {
   return key ? { authorization: `Bearer ${key}` } : {};
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, {
-    method,
+/** One operation of the document: fills the path, builds the query string, sends the body, types the reply. */
+async function call<M extends Method, P extends RouteOf<M>>(
+  method: M,
+  route: P,
+  input: Input<P, M> = {} as Input<P, M>,
+): Promise<Reply<P, M>> {
+  const { path, query, body } = input as { path?: object; query?: object; body?: unknown };
+  let url: string = route;
+  for (const [name, value] of Object.entries(path ?? {}))
+    url = url.replace(`{${name}}`, encodeURIComponent(String(value)));
+  const res = await fetch(url + queryString(query ?? {}), {
+    method: method.toUpperCase(),
     headers: { ...authHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(30_000),
@@ -59,35 +81,35 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   const text = await res.text();
   const parsed: unknown = text ? JSON.parse(text) : {};
   if (!res.ok) {
-    const err = parsed as { code?: string; message?: string };
+    const err = parsed as Partial<Schemas['ErrorBody']>;
     throw new ApiError(res.status, err.code ?? `HTTP_${res.status}`, err.message ?? res.statusText);
   }
-  return parsed as T;
+  return parsed as Reply<P, M>;
 }
 
-const query = (params: Record<string, string | number | undefined>) => {
+function queryString(params: object): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
   const s = q.toString();
   return s ? `?${s}` : '';
-};
-const enc = encodeURIComponent;
+}
+
+export type SummaryFilters = NonNullable<Input<'/v1/goal-summaries', 'get'>['query']>;
 
 export const api = {
-  summaries: (p: { status?: string; agent?: string; threadId?: string; limit?: number; cursor?: string }) =>
-    call<GoalSummaryPage>('GET', `/v1/goal-summaries${query(p)}`),
-  goal: (id: string) => call<PublicGoal>('GET', `/v1/goals/${enc(id)}`),
-  submit: (body: GoalSubmissionBody) => call<{ goalId: string; status: string }>('POST', '/v1/goals', body),
-  cancel: (id: string) => call<PublicGoal>('POST', `/v1/goals/${enc(id)}/cancel`),
-  answer: (id: string, interactionId: string, body: { approved: boolean } | { text: string }) =>
-    call<{ accepted: true }>('POST', `/v1/goals/${enc(id)}/interactions/${enc(interactionId)}`, body),
-  tools: () => call<ToolCatalogue>('GET', '/v1/tools'),
-  services: () => call<ServicesReply>('GET', '/v1/services'),
-  aspects: () => call<AspectsListReply>('GET', '/v1/aspects'),
-  resource: (uri: string) => call<FindReply>('GET', `/v1/resources${query({ uri })}`),
-  search: (q: string, aspect?: string) =>
-    call<SearchReply>('POST', '/v1/resources/search', { query: q, limit: 20, ...(aspect ? { aspect } : {}) }),
-  operations: () => call<OperationsListReply>('GET', '/v1/operations?limit=20'),
-  undo: () => call<UndoRedoReply>('POST', '/v1/undo'),
-  redo: () => call<UndoRedoReply>('POST', '/v1/redo'),
+  summaries: (query: SummaryFilters) => call('get', '/v1/goal-summaries', { query }),
+  goal: (id: string) => call('get', '/v1/goals/{id}', { path: { id } }),
+  submit: (body: GoalSubmissionBody) => call('post', '/v1/goals', { body }),
+  cancel: (id: string) => call('post', '/v1/goals/{id}/cancel', { path: { id } }),
+  answer: (id: string, iid: string, body: Input<'/v1/goals/{id}/interactions/{iid}', 'post'>['body']) =>
+    call('post', '/v1/goals/{id}/interactions/{iid}', { path: { id, iid }, body }),
+  tools: () => call('get', '/v1/tools'),
+  services: () => call('get', '/v1/services'),
+  aspects: () => call('get', '/v1/aspects'),
+  resource: (uri: string) => call('get', '/v1/resources', { query: { uri } }),
+  search: (query: string, aspect?: string) =>
+    call('post', '/v1/resources/search', { body: { query, limit: 20, ...(aspect ? { aspect } : {}) } }),
+  operations: () => call('get', '/v1/operations', { query: { limit: 20 } }),
+  undo: () => call('post', '/v1/undo'),
+  redo: () => call('post', '/v1/redo'),
 };

@@ -15,6 +15,21 @@ import { ServicesController } from './services/services.controller';
 import { ThreadMemoryController, threadMemoryProvider } from './threads/thread-memory.controller';
 import { TOOL_OWNERS, ToolsController } from './tools/tools.controller';
 
+/** Every HTTP controller of the gateway (also what the OpenAPI document is built from without a running system). */
+export const GATEWAY_CONTROLLERS = [
+  HealthHttpController,
+  MetricsController,
+  GoalsController,
+  GoalSummariesController,
+  EventsController,
+  ResourcesController,
+  ProjectsController,
+  ToolsController,
+  ServicesController,
+  ThreadMemoryController,
+  McpController,
+];
+
 @Module({})
 export class AppModule {
   static forRoot(ctx: ServiceContext<GatewayEnv>): DynamicModule {
@@ -26,19 +41,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [ctx.bus],
-      controllers: [
-        HealthHttpController,
-        MetricsController,
-        GoalsController,
-        GoalSummariesController,
-        EventsController,
-        ResourcesController,
-        ProjectsController,
-        ToolsController,
-        ServicesController,
-        ThreadMemoryController,
-        McpController,
-      ],
+      controllers: GATEWAY_CONTROLLERS,
       providers: [
         GoalsService,
         resourceServiceProvider,

@@ -63,34 +63,48 @@ export const AgentKind = z.enum(['novelrag', 'assistant', 'rag']);
 export type AgentKind = z.infer<typeof AgentKind>;
 export const DEFAULT_AGENT_KIND: AgentKind = 'novelrag';
 
+/**
+ * What a client says about a goal (the body of `POST /v1/goals`, the rest of a submission is the gateway's): one shape
+ * for the REST API and the bus, so neither repeats the other.
+ */
+export const goalInputShape = {
+  threadId: ThreadId.optional(),
+  request: z.string().min(1).max(MAX_REQUEST_CHARS).optional(),
+  goal: z.string().min(1).max(MAX_REQUEST_CHARS).optional(),
+  lang: Lang.optional(),
+  limits: GoalLimits.optional(),
+  /** Who pursues the goal (absent: `novelrag`). */
+  agent: AgentKind.optional(),
+};
+
+/** Exactly one of `request` and `goal`. */
+export function requireRequestOrGoal(
+  value: { request?: string | undefined; goal?: string | undefined },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const has = (v: string | undefined) => v !== undefined;
+  if (has(value.request) === has(value.goal)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [has(value.request) ? 'goal' : 'request'],
+      message: 'exactly one of "request" and "goal" must be set',
+    });
+  }
+}
+
 export const GoalSubmission = z
   .strictObject({
     schemaVersion: SchemaVersion,
     goalId: GoalId,
-    threadId: ThreadId.optional(),
-    request: z.string().min(1).max(MAX_REQUEST_CHARS).optional(),
-    goal: z.string().min(1).max(MAX_REQUEST_CHARS).optional(),
-    lang: Lang.optional(),
+    ...goalInputShape,
     beliefs: Beliefs,
-    limits: GoalLimits.optional(),
     submittedAt: Timestamp,
     idempotencyKey: IdempotencyKey.optional(),
     source: GoalSource,
     /** For autonomous goals: which decider produced it and why (shown in traces). */
     decider: z.strictObject({ name: Label, context: Text.optional() }).optional(),
-    /** Who pursues the goal (absent: `novelrag`). */
-    agent: AgentKind.optional(),
   })
-  .superRefine((value, ctx) => {
-    const has = (v: string | undefined) => v !== undefined;
-    if (has(value.request) === has(value.goal)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [has(value.request) ? 'goal' : 'request'],
-        message: 'exactly one of "request" and "goal" must be set',
-      });
-    }
-  });
+  .superRefine(requireRequestOrGoal);
 export type GoalSubmission = z.infer<typeof GoalSubmission>;
 
 /** The plan of one step, as executed. */

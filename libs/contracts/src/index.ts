@@ -129,6 +129,17 @@ export {
   ServicesReply,
   ToolCatalogue,
 } from './public-api';
+export {
+  BacklogAddBody,
+  ErrorBody,
+  GoalAccepted,
+  LimitQuery,
+  ListGoalsQuery,
+  MemoryRemoved,
+  NextGoalBody,
+  NextGoalResult,
+  SubmitGoalBody,
+} from './http-requests';
 
 // agent loop payloads (also structured-output schemas)
 export {

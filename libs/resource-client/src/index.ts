@@ -19,6 +19,13 @@ export { dumpedFromInput, inputFromDumped } from './wire';
 export { findOrNull } from './find-or-null';
 export { configPaths, dumpsToProject, projectToDumps, NovelragProject } from './project-format';
 export {
+  MAX_PROJECT_ARCHIVE_BYTES,
+  MAX_PROJECT_ARCHIVE_ENTRIES,
+  planProjectFiles,
+  type ProjectFiles,
+  readProjectArchive,
+} from './project-archive';
+export {
   DEFAULT_IMPORT_BATCH_BYTES,
   ImportBatch,
   PROJECT_CONFIG_FILE,
@@ -30,6 +37,7 @@ export {
   sendImportBatch,
   ImportBatchReply,
   ImportReport,
+  ImportProgressEvent,
   SkippedItem,
   type ImportPlan,
 } from './project-import';

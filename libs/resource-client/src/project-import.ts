@@ -4,6 +4,7 @@ import {
   type Aspect,
   AspectDump,
   type ElementInput,
+  ErrorCode,
   type ImportRequest,
   SCHEMA_VERSION,
 } from '@novelrag/contracts';
@@ -46,6 +47,37 @@ export const ImportReport = z.strictObject({
   skipped: z.array(SkippedItem),
 });
 export type ImportReport = z.infer<typeof ImportReport>;
+
+/**
+ * A line of an import's progress stream (`Accept: application/x-ndjson`): the plan, one line per batch sent, then the
+ * report, or an error that stopped it (the batches before it stay imported).
+ */
+export const ImportProgressEvent = z.discriminatedUnion('event', [
+  z.strictObject({
+    event: z.literal('plan'),
+    batches: z.number().int().nonnegative(),
+    skipped: z.number().int().nonnegative(),
+  }),
+  z.strictObject({
+    event: z.literal('progress'),
+    batch: z.number().int().min(1),
+    batches: z.number().int().min(1),
+    /** The batch, as `aspect [start..end)` of its root elements. */
+    label: z.string(),
+    /** Elements imported so far (children counted). */
+    elements: z.number().int().nonnegative(),
+  }),
+  z.strictObject({ event: z.literal('report'), report: ImportReport }),
+  z.strictObject({
+    event: z.literal('error'),
+    error: z.strictObject({
+      code: ErrorCode,
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  }),
+]);
+export type ImportProgressEvent = z.infer<typeof ImportProgressEvent>;
 
 /** The answer to one batch: how many root elements it carried. */
 export const ImportBatchReply = z.strictObject({ elements: z.number().int().nonnegative() });
@@ -113,12 +145,12 @@ export async function sendImportBatch(
   });
 }
 
-/** Sends a plan batch by batch, reporting progress after each. */
+/** Sends a plan batch by batch, reporting progress after each (with the elements sent so far, children counted). */
 export async function runImportPlan(
   resources: ResourceService,
   plan: ImportPlan,
   mode: ImportRequest['mode'],
-  onBatch: (done: number, total: number, batch: ImportBatch) => void = () => undefined,
+  onBatch: (done: number, total: number, batch: ImportBatch, elements: number) => void = () => undefined,
 ): Promise<ImportReport> {
   const aspects = new Set<string>();
   let elements = 0;
@@ -126,7 +158,7 @@ export async function runImportPlan(
     await sendImportBatch(resources, batch, mode);
     aspects.add(batch.aspect.name);
     elements += countInputs(batch.elements);
-    onBatch(index + 1, plan.batches.length, batch);
+    onBatch(index + 1, plan.batches.length, batch, elements);
   }
   return { aspects: aspects.size, elements, batches: plan.batches.length, skipped: plan.skipped };
 }

@@ -8,17 +8,21 @@ import {
   NovelragProject,
   planProjectDir,
   PROJECT_CONFIG_FILE,
+  projectToDumps,
+  readProjectDir,
 } from '@novelrag/resource-client';
 import { flag, intOption } from '../args';
 import { CLI_EXIT, CliError, usageError } from '../errors';
 import { type CommandHandler, print } from './command-handler';
+import { uploadProject } from './project-upload';
 
 /** Default bound on one batch's elements: well under the gateway's default 256 KiB request body. */
 export const DEFAULT_CLI_BATCH_BYTES = 128 * 1024;
 
-async function localPlan(dir: string, maxBytes: number): Promise<ImportPlan> {
+/** Reads the project locally; a project-format problem (a missing file) is a usage error before anything is sent. */
+async function local<T>(read: () => Promise<T>): Promise<T> {
   try {
-    return await planProjectDir(dir, maxBytes);
+    return await read();
   } catch (err) {
     if (isResourceError(err))
       throw new CliError('usage', err.code, err.message, err.details && { ...err.details });
@@ -26,8 +30,33 @@ async function localPlan(dir: string, maxBytes: number): Promise<ImportPlan> {
   }
 }
 
-/** `import <dir> [--replace] [--batch-bytes N]`: reads the project locally and sends it batch by batch. */
+const localPlan = (dir: string, maxBytes: number): Promise<ImportPlan> =>
+  local(() => planProjectDir(dir, maxBytes));
+
+/** `import <dir> --upload`: the project as one archive; the gateway cuts the batches and streams its progress. */
+const uploadImport: CommandHandler = async (cmd, client, io) => {
+  const mode = flag(cmd.values, 'replace') ? 'replace' : 'merge';
+  const { project, skipped } = await local(async () => {
+    const read = await readProjectDir(cmd.positionals[0] ?? '');
+    projectToDumps(read.project); // a named file that is missing fails here, before the upload
+    return read;
+  });
+  const report = await uploadProject(client, io, project, { mode, quiet: cmd.global.json });
+  print(cmd, io, { ...report, skipped: [...skipped, ...report.skipped] }, (r) =>
+    [
+      `Imported ${r.aspects} aspect(s), ${r.elements} element(s) in ${r.batches} batch(es).`,
+      ...r.skipped.map((s) => `skipped ${s.item}: ${s.reason}`),
+    ].join('\n'),
+  );
+  return CLI_EXIT.ok;
+};
+
+/**
+ * `import <dir> [--replace] [--batch-bytes N] [--upload]`: reads the project locally and sends it batch by batch (or,
+ * with `--upload`, as one archive the gateway imports in batches, following its progress).
+ */
 export const importProject: CommandHandler = async (cmd, client, io) => {
+  if (flag(cmd.values, 'upload')) return uploadImport(cmd, client, io);
   const dir = cmd.positionals[0] ?? '';
   const maxBytes = intOption(cmd.values, 'batch-bytes', 1_024, 8 * 1024 * 1024) ?? DEFAULT_CLI_BATCH_BYTES;
   const mode = flag(cmd.values, 'replace') ? 'replace' : 'merge';

@@ -40,6 +40,10 @@ class GoalPage {
   readonly toolbar = h('div', { class: 'toolbar' }, h('h3', {}, 'Timeline'), this.replayButton, this.conn);
   private readonly entries: { event: TraceEvent; el: HTMLElement }[] = [];
   private ended = false;
+  /** Interactions the trace says are over: never offered again, whatever an older goal read still shows. */
+  private readonly settled = new Set<string>();
+  /** Numbers the refreshes: only the newest one renders (an older reply may arrive last and be stale). */
+  private refreshes = 0;
 
   constructor(
     private readonly goalId: string,
@@ -49,9 +53,10 @@ class GoalPage {
   }
 
   async refresh(): Promise<void> {
+    const seq = ++this.refreshes;
     try {
       const goal = await api.goal(this.goalId);
-      if (this.signal.aborted) return;
+      if (this.signal.aborted || seq !== this.refreshes) return;
       this.renderHeader(goal);
       this.renderPending(goal.pendingInteraction);
     } catch (err) {
@@ -67,8 +72,10 @@ class GoalPage {
     if (event.kind === 'rag.answer') this.answer.answer(event);
     if (event.kind === 'assistant.output') this.answer.assistantAnswer(event);
     if (event.kind === 'interaction.requested') this.renderPending(event.interaction);
-    if (event.kind === 'interaction.answered' || event.kind === 'interaction.timed_out')
+    if (event.kind === 'interaction.answered' || event.kind === 'interaction.timed_out') {
+      this.settled.add(event.interactionId);
       this.renderPending(undefined);
+    }
     if (
       event.kind === 'goal.status_changed' ||
       event.kind === 'operation.outcome' ||
@@ -133,8 +140,10 @@ class GoalPage {
     );
   }
 
+  /** The question waiting for the human, with its buttons; nothing once it has an answer (stored or traced). */
   private renderPending(p: PendingInteraction | undefined): void {
-    if (!p) return clear(this.pending);
+    if (!p || p.answer !== undefined || this.settled.has(p.interactionId)) return clear(this.pending);
+    if (this.pending.querySelector(`[data-interaction="${p.interactionId}"]`)) return; // shown: keep its buttons
     const answer = (body: { approved: boolean } | { text: string }) =>
       api.answer(this.goalId, p.interactionId, body).then(() => this.refresh());
     const text = h('textarea', { rows: 3, placeholder: 'Your answer', 'aria-label': 'answer' });

@@ -1,11 +1,13 @@
-import type { GoalStatus, GoalSummary } from '@novelrag/contracts';
-import { api } from '../api';
+import { api, type GoalSummary, type SummaryFilters } from '../api';
 import { badge, clear, duration, h, time } from '../dom';
 import { PHASE_OF_KIND, connectionLabel, followTrace, type TraceItem } from '../live';
 import { errorBox } from './common';
 import { AGENT_LABELS } from './submit';
 
-/** The status filter's choices (typed by the contract, so a new status cannot be forgotten here). */
+type GoalStatus = NonNullable<SummaryFilters['status']>;
+type AgentKind = NonNullable<SummaryFilters['agent']>;
+
+/** The status filter's choices (typed by the API document, so a new status cannot be forgotten here). */
 const STATUS_LABELS: Record<GoalStatus, string> = {
   queued: 'queued',
   running: 'running',
@@ -32,8 +34,8 @@ interface Row {
   readonly el: HTMLTableRowElement;
 }
 interface Filters {
-  status: string;
-  agent: string;
+  status: GoalStatus | '';
+  agent: AgentKind | '';
   threadId: string;
   limit: number;
 }
@@ -58,8 +60,9 @@ export function goalsView(root: HTMLElement, signal: AbortSignal): void {
   );
   const apply = () =>
     table.filter({
-      status: status.value,
-      agent: agent.value,
+      // The selects offer only '' and the document's values (STATUS_LABELS, AGENT_LABELS).
+      status: status.value as Filters['status'],
+      agent: agent.value as Filters['agent'],
       threadId: thread.value.trim(),
       limit: Number(limit.value),
     });

@@ -1,15 +1,16 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiError } from '../http/api-error';
-import { InteractionAnswerDto } from '../resources/resources.dto';
 import {
-  ErrorDto,
-  GoalAcceptedDto,
-  ListGoalsQueryDto,
-  NextGoalDto,
-  NextGoalResultDto,
-  SubmitGoalDto,
-} from './goal.dto';
+  type GoalAccepted,
+  type InteractionAnswerAck,
+  InteractionAnswerBody,
+  ListGoalsQuery,
+  NextGoalBody,
+  type NextGoalResult,
+  SubmitGoalBody,
+} from '@novelrag/contracts';
+import { ApiError } from '../http/api-error';
+import { ApiErrorResponse } from '../http/openapi';
 import { GoalsService, type PublicGoal } from './goals.service';
 
 interface AuthedRequest {
@@ -29,29 +30,24 @@ function goalId(id: string): string {
 
 @ApiTags('goals')
 @ApiBearerAuth()
-@ApiResponse({ status: 400, type: ErrorDto, description: 'Invalid input (code VALIDATION_FAILED)' })
-@ApiResponse({ status: 401, type: ErrorDto, description: 'Missing or invalid API key (UNAUTHORIZED)' })
-@ApiResponse({ status: 429, type: ErrorDto, description: 'Rate limited (RATE_LIMITED)' })
+@ApiErrorResponse(400, 'Invalid input (code VALIDATION_FAILED)')
+@ApiErrorResponse(401, 'Missing or invalid API key (UNAUTHORIZED)')
+@ApiErrorResponse(429, 'Rate limited (RATE_LIMITED)')
 @Controller('v1/goals')
 export class GoalsController {
   constructor(private readonly goals: GoalsService) {}
 
   @Post()
   @ApiOperation({ summary: 'Submit a goal (durable once accepted)' })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: 'Same key (per API key) → same goal' })
-  @ApiResponse({ status: 202, type: GoalAcceptedDto, description: 'Accepted and stored in the GOALS stream' })
-  @ApiResponse({
-    status: 409,
-    type: ErrorDto,
-    description: 'Idempotency-Key reused with a different request',
-  })
-  @ApiResponse({ status: 413, type: ErrorDto, description: 'Body too large (PAYLOAD_TOO_LARGE)' })
+  @ApiHeader({ name: 'idempotency-key', required: false, description: 'Same key (per API key) → same goal' })
+  @ApiErrorResponse(409, 'Idempotency-Key reused with a different request (CONFLICT)')
+  @ApiErrorResponse(413, 'Body too large (PAYLOAD_TOO_LARGE)')
   async submit(
-    @Body() body: SubmitGoalDto,
+    @Body({ schema: SubmitGoalBody }) body: SubmitGoalBody,
     @Req() req: AuthedRequest,
     @Res({ passthrough: true }) res: StatusResponse,
     @Headers('idempotency-key') idempotencyKey?: string,
-  ): Promise<GoalAcceptedDto> {
+  ): Promise<GoalAccepted> {
     const { goal } = await this.goals.submit(body, req.principal ?? 'anonymous', idempotencyKey);
     res.status(202);
     res.setHeader('Location', `/v1/goals/${goal.goalId}`);
@@ -62,17 +58,11 @@ export class GoalsController {
   @ApiOperation({
     summary: 'Autonomous mode: the backlog and exploration deciders choose the next goal, which is queued',
   })
-  @ApiResponse({ status: 202, type: NextGoalResultDto, description: 'A goal was chosen and queued' })
-  @ApiResponse({ status: 200, type: NextGoalResultDto, description: 'Nothing worth doing now: {goal: null}' })
-  @ApiResponse({
-    status: 503,
-    type: ErrorDto,
-    description: 'No orchestrator answers (NO_RESPONDERS) or none has a model (UNAVAILABLE)',
-  })
+  @ApiErrorResponse(503, 'No orchestrator answers (NO_RESPONDERS) or none has a model (UNAVAILABLE)')
   async next(
-    @Body() body: NextGoalDto,
+    @Body({ schema: NextGoalBody }) body: NextGoalBody,
     @Res({ passthrough: true }) res: StatusResponse,
-  ): Promise<NextGoalResultDto> {
+  ): Promise<NextGoalResult> {
     const { goal } = await this.goals.next(body);
     if (goal === null) {
       res.status(200);
@@ -89,13 +79,15 @@ export class GoalsController {
 
   @Get()
   @ApiOperation({ summary: 'List goals, newest first (cursor pagination)' })
-  list(@Query() query: ListGoalsQueryDto): Promise<{ goals: PublicGoal[]; nextCursor: string | null }> {
+  list(
+    @Query({ schema: ListGoalsQuery }) query: ListGoalsQuery,
+  ): Promise<{ goals: PublicGoal[]; nextCursor: string | null }> {
     return this.goals.list(query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get one goal (status, steps, pending interaction, outcome)' })
-  @ApiResponse({ status: 404, type: ErrorDto, description: 'Unknown goal (NOT_FOUND)' })
+  @ApiErrorResponse(404, 'Unknown goal (NOT_FOUND)')
   get(@Param('id') id: string): Promise<PublicGoal> {
     return this.goals.get(goalId(id));
   }
@@ -103,8 +95,8 @@ export class GoalsController {
   @Post(':id/cancel')
   @HttpCode(202)
   @ApiOperation({ summary: 'Cancel a goal (stops at the next safe point)' })
-  @ApiResponse({ status: 404, type: ErrorDto })
-  @ApiResponse({ status: 409, type: ErrorDto, description: 'The goal already ended (CONFLICT)' })
+  @ApiErrorResponse(404, 'Unknown goal (NOT_FOUND)')
+  @ApiErrorResponse(409, 'The goal already ended (CONFLICT)')
   cancel(@Param('id') id: string, @Req() req: AuthedRequest): Promise<PublicGoal> {
     return this.goals.cancel(goalId(id), req.principal ?? 'anonymous');
   }
@@ -119,18 +111,17 @@ export class GoalsController {
       'goal resumes and its tool asks the same question again.',
   })
   @ApiResponse({ status: 202, description: 'Stored; applied when the goal resumes' })
-  @ApiResponse({
-    status: 409,
-    type: ErrorDto,
-    description: 'Not waiting for this interaction, or it was answered otherwise (INTERACTION_NOT_PENDING)',
-  })
+  @ApiErrorResponse(
+    409,
+    'Not waiting for this interaction, or it was answered otherwise (INTERACTION_NOT_PENDING)',
+  )
   async answer(
     @Param('id') id: string,
     @Param('iid') iid: string,
-    @Body() body: InteractionAnswerDto,
+    @Body({ schema: InteractionAnswerBody }) body: InteractionAnswerBody,
     @Req() req: AuthedRequest,
     @Res({ passthrough: true }) res: StatusResponse,
-  ): Promise<{ accepted: true; deferred?: true }> {
+  ): Promise<InteractionAnswerAck> {
     const ack = await this.goals.answer(goalId(id), iid, body, req.principal ?? 'anonymous');
     if (ack.deferred) res.status(202);
     return ack;

@@ -162,6 +162,24 @@ describe('gateway goals API over HTTP (real NATS, JetStream and KV)', () => {
     expect(await res.json()).toMatchObject({ code, message: expect.any(String) });
   });
 
+  it('answers a body the contract refuses with 400 VALIDATION_FAILED naming each field and listing the issues', async () => {
+    const res = await post('/v1/goals', { request: 'a', limits: { maxSteps: 0 }, lang: 'not a lang!' });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; message: string; details: { issues: string[] } };
+    expect(body).toEqual({
+      code: 'VALIDATION_FAILED',
+      message: expect.any(String),
+      details: { issues: expect.any(Array) },
+    });
+    expect(body.details.issues).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^lang: /),
+        expect.stringMatching(/^limits\.maxSteps: /),
+      ]),
+    );
+    expect(body.message).toBe(body.details.issues.join('; '));
+  });
+
   it('serves an OpenAPI document listing the goal endpoints; health needs no key', async () => {
     const doc = (await (await http('/docs/openapi.json', { key: null })).json()) as {
       openapi: string;

@@ -17,6 +17,9 @@ import {
   GoalSubmission,
   InteractionAnswer,
   InteractionAnswerAck,
+  type ListGoalsQuery,
+  type NextGoalBody,
+  type SubmitGoalBody,
   NextGoalReply,
   DEFAULT_AGENT_KIND,
   SCHEMA_VERSION,
@@ -24,7 +27,6 @@ import {
   isTerminalStatus,
 } from '@novelrag/contracts';
 import { ApiError } from '../http/api-error';
-import type { ListGoalsQueryDto, NextGoalDto, SubmitGoalDto } from './goal.dto';
 import { storeAnswer } from './stored-answer';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,128}$/;
@@ -57,7 +59,7 @@ export class GoalsService implements OnApplicationBootstrap {
    * caller, so a repeated call returns the first goal instead of creating another.
    */
   async submit(
-    dto: SubmitGoalDto,
+    dto: SubmitGoalBody,
     principal: string,
     idempotencyKey?: string,
   ): Promise<{ goal: PublicGoal; created: boolean }> {
@@ -105,7 +107,7 @@ export class GoalsService implements OnApplicationBootstrap {
     return strip(goal);
   }
 
-  async list(query: ListGoalsQueryDto): Promise<{ goals: PublicGoal[]; nextCursor: string | null }> {
+  async list(query: ListGoalsQuery): Promise<{ goals: PublicGoal[]; nextCursor: string | null }> {
     const page = await this.goals().list({
       ...(query.status ? { status: query.status } : {}),
       ...(query.threadId ? { threadId: query.threadId } : {}),
@@ -166,7 +168,7 @@ export class GoalsService implements OnApplicationBootstrap {
    * `autonomous`). `{goal: null}` when there is nothing worth doing. Errors: NO_RESPONDERS (no orchestrator),
    * UNAVAILABLE (no LLM configured there), TIMEOUT.
    */
-  async next(dto: NextGoalDto): Promise<NextGoalReply> {
+  async next(dto: NextGoalBody): Promise<NextGoalReply> {
     return busRequest(
       this.nc,
       Subjects.autonomousNext,

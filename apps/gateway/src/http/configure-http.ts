@@ -1,4 +1,4 @@
-import { type INestApplication, ValidationPipe } from '@nestjs/common';
+import { type INestApplication, StandardSchemaValidationPipe } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -12,8 +12,10 @@ import { buildOpenApiDocument } from './openapi';
 import { KvRateLimiter } from './rate-limiter';
 
 /**
- * HTTP concerns of the gateway, applied once at boot: the access log with request ids, body limits, CORS, validation,
- * auth, errors, OpenAPI at /docs, the dashboard at /ui.
+ * HTTP concerns of the gateway, applied once at boot: the access log with request ids, body limits, CORS, auth, errors,
+ * OpenAPI at /docs, the dashboard at /ui. Request bodies and query strings are validated with the contracts' zod
+ * schemas each route names (`@Body({ schema })`, `@Query({ schema })`: Nest's Standard Schema support, which
+ * `@nestjs/swagger` also documents); a failure is a 400 VALIDATION_FAILED listing the issues.
  */
 export function configureHttp(app: INestApplication, ctx: ServiceContext<GatewayEnv>): void {
   const express = app as NestExpressApplication;
@@ -22,14 +24,7 @@ export function configureHttp(app: INestApplication, ctx: ServiceContext<Gateway
   express.disable('x-powered-by');
   if (ctx.env.NOVELRAG_CORS_ORIGINS.length > 0) app.enableCors(corsOptions(ctx.env.NOVELRAG_CORS_ORIGINS));
   serveDashboard(express, dashboardDir(ctx.env.NOVELRAG_DASHBOARD_DIR), ctx.logger.child('Dashboard'));
-  app.useGlobalPipes(
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      stopAtFirstError: false,
-    }),
-  );
+  app.useGlobalPipes(new StandardSchemaValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter(ctx.logger.child('Http')));
   const rate = { limit: ctx.env.NOVELRAG_RATE_LIMIT_PER_MIN, windowMs: 60_000 };
   app.useGlobalGuards(

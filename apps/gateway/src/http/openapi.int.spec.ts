@@ -1,16 +1,18 @@
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startService, type RunningService } from '@novelrag/bus';
-import { TRACE_KINDS } from '@novelrag/contracts';
+import { MAX_REQUEST_CHARS, TRACE_KINDS } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { gatewayDefinition } from '../service.definition';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 
 interface Operation {
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  parameters?: { name: string; in: string; schema: Record<string, unknown> }[];
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
   security?: unknown[];
 }
@@ -88,6 +90,27 @@ describe('OpenAPI document', () => {
       });
     const union = doc.components.schemas['TraceEvent']!;
     expect((union.oneOf ?? union.anyOf ?? []).length).toBe(TRACE_KINDS.length);
+  });
+
+  it('documents request bodies and query strings from the zod schemas the gateway validates with', () => {
+    const submit = doc.paths['/v1/goals']!['post']!.requestBody!.content['application/json']!.schema;
+    expect(submit).toMatchObject({
+      additionalProperties: false,
+      properties: {
+        request: { maxLength: MAX_REQUEST_CHARS },
+        agent: { enum: ['novelrag', 'assistant', 'rag'] },
+      },
+    });
+    const limit = doc.paths['/v1/goals']!['get']!.parameters!.find((p) => p.name === 'limit');
+    expect(limit).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } });
+    expect(Object.keys(doc.components.schemas).filter((name) => name.startsWith('__'))).toEqual([]);
+  });
+
+  it('is the document committed as docs/reference/openapi.json (`npm run docs:generate`)', async () => {
+    const committed: unknown = JSON.parse(
+      await readFile(path.join(ROOT, 'docs/reference/openapi.json'), 'utf8'),
+    );
+    expect(doc).toEqual(committed);
   });
 
   it('passes the OpenAPI linter with no errors', async () => {

@@ -1,12 +1,20 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import {
+  ApiResponse,
+  DocumentBuilder,
+  type OpenAPIObject,
+  type StandardSchemaConverter,
+  SwaggerModule,
+} from '@nestjs/swagger';
 import {
   AspectsListReply,
   BacklogAddReply,
   BacklogListReply,
   BacklogRemoveReply,
   ElementInput,
+  ErrorBody,
   FindReply,
+  GoalAccepted,
   GoalPage,
   GoalSummary,
   GoalSummaryPage,
@@ -14,6 +22,8 @@ import {
   InteractionAnswerAck,
   AnswerDelta,
   JsonValue,
+  MemoryRemoved,
+  NextGoalResult,
   OperationsListReply,
   PublicGoal,
   ResourceElement,
@@ -23,7 +33,12 @@ import {
   TraceEvent,
   UndoRedoReply,
 } from '@novelrag/contracts';
-import { ImportBatchReply, ImportReport, NovelragProject } from '@novelrag/resource-client';
+import {
+  ImportBatchReply,
+  ImportProgressEvent,
+  ImportReport,
+  NovelragProject,
+} from '@novelrag/resource-client';
 import { z } from 'zod';
 
 type Schema = Record<string, unknown>;
@@ -33,6 +48,10 @@ type Schema = Record<string, unknown>;
  * with these schemas and browser clients are typed by them). Named here, they become `components.schemas`.
  */
 const COMPONENTS = {
+  ErrorBody,
+  GoalAccepted,
+  NextGoalResult,
+  MemoryRemoved,
   PublicGoal,
   GoalPage,
   GoalSummary,
@@ -52,6 +71,7 @@ const COMPONENTS = {
   ServicesReply,
   HealthReport,
   ImportReport,
+  ImportProgressEvent,
   ImportBatchReply,
   NovelragProject,
   Liveness: z.strictObject({ ok: z.literal(true) }),
@@ -71,14 +91,36 @@ const SSE_DESCRIPTION =
   '`event: answer.delta` without an id (data: the AnswerDelta as JSON: the next piece of the answer); they are not ' +
   'replayed, the whole answer is in the `rag.answer` or `assistant.output` trace event.';
 
-/** The 2xx reply of every operation: `METHOD path` → status and component (an SSE stream for the trace routes). */
-const REPLIES: Record<string, { status: number; body: ComponentName; sse?: true }> = {
+/**
+ * The 2xx reply of every operation: `METHOD path` → status (or statuses, each with its description) and component (an
+ * SSE stream for the trace routes).
+ */
+interface Reply {
+  status: number | Record<number, string>;
+  body: ComponentName;
+  sse?: true;
+  /** Also answered as a stream of these lines with `Accept: application/x-ndjson`. */
+  ndjson?: ComponentName;
+}
+const REPLIES: Record<string, Reply> = {
+  'POST /v1/goals': { status: { 202: 'Accepted and stored in the GOALS stream' }, body: 'GoalAccepted' },
+  'POST /v1/goals/next': {
+    status: { 202: 'A goal was chosen and queued', 200: 'Nothing worth doing now: {goal: null}' },
+    body: 'NextGoalResult',
+  },
+  'DELETE /v1/threads/{id}/memory': { status: 200, body: 'MemoryRemoved' },
   'GET /health/live': { status: 200, body: 'Liveness' },
   'GET /health/ready': { status: 200, body: 'HealthReport' },
   'GET /v1/goals': { status: 200, body: 'GoalPage' },
   'GET /v1/goals/{id}': { status: 200, body: 'PublicGoal' },
   'POST /v1/goals/{id}/cancel': { status: 202, body: 'PublicGoal' },
-  'POST /v1/goals/{id}/interactions/{iid}': { status: 200, body: 'InteractionAnswerAck' },
+  'POST /v1/goals/{id}/interactions/{iid}': {
+    status: {
+      200: 'The orchestrator holding the goal took the answer',
+      202: 'Stored; applied when the goal resumes',
+    },
+    body: 'InteractionAnswerAck',
+  },
   'GET /v1/goal-summaries': { status: 200, body: 'GoalSummaryPage' },
   'GET /v1/goal-summaries/{id}': { status: 200, body: 'GoalSummary' },
   'GET /v1/goals/{id}/events': { status: 200, body: 'TraceEvent', sse: true },
@@ -94,7 +136,8 @@ const REPLIES: Record<string, { status: number; body: ComponentName; sse?: true 
   'DELETE /v1/backlog/{id}': { status: 200, body: 'BacklogRemoveReply' },
   'GET /v1/tools': { status: 200, body: 'ToolCatalogue' },
   'GET /v1/services': { status: 200, body: 'ServicesReply' },
-  'POST /v1/projects/import': { status: 200, body: 'ImportReport' },
+  'POST /v1/projects/import': { status: 200, body: 'ImportReport', ndjson: 'ImportProgressEvent' },
+  'POST /v1/projects/import/upload': { status: 200, body: 'ImportReport', ndjson: 'ImportProgressEvent' },
   'POST /v1/projects/import/batches': { status: 200, body: 'ImportBatchReply' },
   'GET /v1/projects/export': { status: 200, body: 'NovelragProject' },
 };
@@ -126,12 +169,44 @@ export function contractComponents(): Record<string, Schema> {
   return JSON.parse(text) as Record<string, Schema>;
 }
 
+/**
+ * How `@nestjs/swagger` turns the zod schema of a `@Body({ schema })` or `@Query({ schema })` into OpenAPI: with the
+ * same generator as the components (`z.toJSONSchema`, descriptions from `.meta()`), a contract that is a named
+ * component (a recursive one: JsonValue, ElementInput) referenced by its name rather than repeated.
+ */
+export const requestSchemaConverter: StandardSchemaConverter = (schema, { schemaType }) => {
+  if (!(schema instanceof z.ZodType)) return undefined;
+  const ids = new Map<unknown, string>(Object.entries(COMPONENTS).map(([id, component]) => [component, id]));
+  const metadata = {
+    get: (s: z.core.$ZodType) => {
+      const meta = z.globalRegistry.get(s);
+      const id = ids.get(s);
+      return id === undefined || s === schema ? meta : { ...meta, id };
+    },
+  } as unknown as z.core.$ZodRegistry<z.core.GlobalMeta>;
+  const json = z.toJSONSchema(schema, {
+    target: 'openapi-3.0',
+    io: schemaType,
+    unrepresentable: 'any',
+    cycles: 'ref',
+    reused: 'inline',
+    metadata,
+  }) as Schema;
+  const { definitions, $defs, $schema: _dialect, ...body } = json;
+  return { schema: body, components: { ...(definitions as Schema), ...($defs as Schema) } };
+};
+
+/** An error answer (`{code, message, details?}`) documented on an operation or a controller. */
+export function ApiErrorResponse(status: number, description: string): MethodDecorator & ClassDecorator {
+  return ApiResponse({ status, description, content: { 'application/json': { schema: ref('ErrorBody') } } });
+}
+
 /** What the global auth guard answers on any route that needs a key, when the route documents no 4xx of its own. */
 function addAuthErrors(responses: Record<string, object>): void {
   if (Object.keys(responses).some((status) => status.startsWith('4'))) return;
   const error = (description: string) => ({
     description,
-    content: { 'application/json': { schema: ref('ErrorDto') } },
+    content: { 'application/json': { schema: ref('ErrorBody') } },
   });
   responses['401'] = error('Missing or invalid API key (UNAUTHORIZED)');
   responses['429'] = error('Rate limited (RATE_LIMITED)');
@@ -148,16 +223,21 @@ export function typeReplies(document: OpenAPIObject): OpenAPIObject {
       if (!operation || !reply || !responses) continue;
       operation.security ??= []; // no bearer key: a public route (health)
       if (operation.security.length > 0) addAuthErrors(responses);
-      const description = reply.sse
-        ? SSE_DESCRIPTION
-        : (responses[String(reply.status)]?.description ?? 'OK');
+      const statuses =
+        typeof reply.status === 'number'
+          ? { [reply.status]: responses[String(reply.status)]?.description }
+          : reply.status;
       // The typed reply replaces what Nest guessed (a bare 200, or a 201 for a POST that answers 200).
       for (const status of Object.keys(responses))
-        if (/^2\d\d$/.test(status) && status !== String(reply.status)) delete responses[status];
-      responses[String(reply.status)] = {
-        description: description || 'OK',
-        content: { [reply.sse ? SSE : 'application/json']: { schema: ref(reply.body) } },
-      } as { description: string };
+        if (/^2\d\d$/.test(status) && !(status in statuses)) delete responses[status];
+      for (const [status, description] of Object.entries(statuses))
+        responses[status] = {
+          description: reply.sse ? SSE_DESCRIPTION : description || 'OK',
+          content: {
+            [reply.sse ? SSE : 'application/json']: { schema: ref(reply.body) },
+            ...(reply.ndjson ? { 'application/x-ndjson': { schema: ref(reply.ndjson) } } : {}),
+          },
+        } as { description: string };
     }
   }
   return { ...document, components: { ...document.components, schemas } };
@@ -175,5 +255,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addServer('/', 'This gateway')
     .addBearerAuth()
     .build();
-  return typeReplies(SwaggerModule.createDocument(app, config));
+  return typeReplies(
+    SwaggerModule.createDocument(app, config, { standardSchemaConverter: requestSchemaConverter }),
+  );
 }

@@ -1,27 +1,54 @@
-import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AspectDump } from '@novelrag/contracts';
-import { isResourceError } from '@novelrag/repository';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { type AspectDump, ImportRequest } from '@novelrag/contracts';
 import {
   dumpsToProject,
   ImportBatch,
   type ImportBatchReply,
-  type ImportReport,
   type NovelragProject,
+  type ImportPlan,
   planProjectDir,
+  planProjectFiles,
+  readProjectArchive,
   type ResourceService,
-  runImportPlan,
   sendImportBatch,
 } from '@novelrag/resource-client';
-import { ApiError } from '../http/api-error';
+import { z } from 'zod';
 import { RESOURCE_SERVICE } from '../resources/resource-service.provider';
-import { ProjectImportBatchDto, ProjectImportDto } from './projects.dto';
+import { answerImport, asApiError, type ImportResponse, NDJSON, readBoundedBody } from './import-stream';
 
-/** A project-format problem (bad YAML, a missing file) as a 400 naming the file; anything else passes through. */
-function asApiError(err: unknown): unknown {
-  return isResourceError(err) && err.code === 'VALIDATION_FAILED'
-    ? new ApiError('VALIDATION_FAILED', err.message, err.details ? { ...err.details } : undefined)
-    : err;
+const ImportMode = ImportRequest.shape.mode
+  .optional()
+  .meta({ description: '`merge` (default) refuses aspects that exist (409); `replace` overwrites them' });
+
+/** `POST /v1/projects/import`: a project directory on the gateway host. */
+const ProjectImportBody = z.strictObject({
+  path: z.string().min(1).max(4096).meta({
+    description: 'A NovelRAG project directory on the gateway host (`aspect.yml` plus the files it names)',
+    example: '/srv/worlds/demo',
+  }),
+  mode: ImportMode,
+});
+type ProjectImportBody = z.infer<typeof ProjectImportBody>;
+
+/** `POST /v1/projects/import/batches`: one batch a client cut (start 0 creates the aspect, later ones append). */
+const ProjectImportBatchBody = ImportBatch.extend({ mode: ImportMode });
+type ProjectImportBatchBody = z.infer<typeof ProjectImportBatchBody>;
+
+/** `POST /v1/projects/import/upload?mode=`: the mode of an uploaded project. */
+const UploadQuery = z.strictObject({ mode: ImportMode });
+type UploadQuery = z.infer<typeof UploadQuery>;
+
+/** Bound on an upload's body (the archive as sent, compressed or not). */
+export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
+
+/** Plans an import, a project-format problem answered as a 4xx naming the file. */
+async function plan(read: () => Promise<ImportPlan>): Promise<ImportPlan> {
+  try {
+    return await read();
+  } catch (err) {
+    throw asApiError(err);
+  }
 }
 
 /**
@@ -35,31 +62,50 @@ export class ProjectsController {
   constructor(@Inject(RESOURCE_SERVICE) private readonly resources: ResourceService) {}
 
   @Post('import')
-  @HttpCode(200)
   @ApiOperation({
     summary:
       'Import a NovelRAG project directory on the gateway host, in bounded batches; reports what was skipped and why',
+    description: `With \`Accept: ${NDJSON}\` the answer is a stream of ImportProgressEvent lines (a line per batch).`,
   })
-  async importDir(@Body() { path, mode = 'merge' }: ProjectImportDto): Promise<ImportReport> {
-    try {
-      const plan = await planProjectDir(path);
-      return await runImportPlan(this.resources, plan, mode);
-    } catch (err) {
-      throw asApiError(err);
-    }
+  async importDir(
+    @Body({ schema: ProjectImportBody }) { path, mode = 'merge' }: ProjectImportBody,
+    @Headers('accept') accept: string | undefined,
+    @Res() res: ImportResponse,
+  ): Promise<void> {
+    await answerImport(this.resources, await plan(() => planProjectDir(path)), mode, accept, res);
+  }
+
+  @Post('import/upload')
+  @ApiOperation({
+    summary:
+      'Import a NovelRAG project uploaded as a tar archive (gzip or not: aspect.yml and the files it names), in ' +
+      'bounded batches; reports what was skipped and why',
+    description:
+      `The body is the archive (at most ${MAX_UPLOAD_BYTES} bytes; entries leaving the project are refused). With ` +
+      `\`Accept: ${NDJSON}\` the answer is a stream of ImportProgressEvent lines (a line per batch).`,
+  })
+  @ApiConsumes('application/gzip', 'application/x-tar')
+  @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  async importUpload(
+    @Query({ schema: UploadQuery }) { mode = 'merge' }: UploadQuery,
+    @Headers('accept') accept: string | undefined,
+    @Req() req: Parameters<typeof readBoundedBody>[0],
+    @Res() res: ImportResponse,
+  ): Promise<void> {
+    const archive = await readBoundedBody(req, MAX_UPLOAD_BYTES);
+    const planned = await plan(async () => planProjectFiles(await readProjectArchive(archive)));
+    await answerImport(this.resources, planned, mode, accept, res);
   }
 
   @Post('import/batches')
   @HttpCode(200)
   @ApiOperation({ summary: "Import one batch of an aspect's elements (start 0 creates the aspect)" })
-  async importBatch(@Body() { mode = 'merge', ...body }: ProjectImportBatchDto): Promise<ImportBatchReply> {
-    const batch = ImportBatch.safeParse(body);
-    if (!batch.success) {
-      const issues = batch.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`);
-      throw new ApiError('VALIDATION_FAILED', `invalid batch: ${issues.join('; ')}`, { issues });
-    }
-    await sendImportBatch(this.resources, batch.data, mode);
-    return { elements: batch.data.elements.length };
+  async importBatch(
+    @Body({ schema: ProjectImportBatchBody })
+    { mode = 'merge', ...batch }: ProjectImportBatchBody,
+  ): Promise<ImportBatchReply> {
+    await sendImportBatch(this.resources, batch, mode);
+    return { elements: batch.elements.length };
   }
 
   @Get('export')

@@ -1,20 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type {
-  AspectsListReply,
-  BacklogAddReply,
-  BacklogListReply,
-  BacklogRemoveReply,
-  FindReply,
-  JsonObject,
-  OperationsListReply,
-  SearchReply,
-  UndoRedoReply,
+import {
+  type AspectsListReply,
+  BacklogAddBody,
+  type BacklogAddReply,
+  type BacklogListReply,
+  type BacklogRemoveReply,
+  FindRequest,
+  type FindReply,
+  LimitQuery,
+  type OperationsListReply,
+  SearchRequest,
+  type SearchReply,
+  type UndoRedoReply,
 } from '@novelrag/contracts';
 import type { ResourceService } from '@novelrag/resource-client';
 import { ApiError } from '../http/api-error';
 import { RESOURCE_SERVICE } from './resource-service.provider';
-import { BacklogAddDto, LimitQueryDto, ResourceUriQueryDto, SearchResourcesDto } from './resources.dto';
 
 /** The knowledge repository over REST: a thin, validated proxy to the ResourceService (the resource-service). */
 @ApiTags('resources')
@@ -27,14 +29,14 @@ export class ResourcesController {
   @ApiOperation({
     summary: 'Get a resource by URI (`/` lists aspects, `/{aspect}` an aspect, deeper an element)',
   })
-  get(@Query() { uri }: ResourceUriQueryDto): Promise<FindReply> {
+  get(@Query({ schema: FindRequest }) { uri }: FindRequest): Promise<FindReply> {
     return this.resources.find({ uri });
   }
 
   @Post('resources/search')
   @HttpCode(200)
   @ApiOperation({ summary: 'Hybrid search (keyword + vector); exact names rank first' })
-  search(@Body() body: SearchResourcesDto): Promise<SearchReply> {
+  search(@Body({ schema: SearchRequest }) body: SearchRequest): Promise<SearchReply> {
     return this.resources.search(body);
   }
 
@@ -46,7 +48,7 @@ export class ResourcesController {
 
   @Get('operations')
   @ApiOperation({ summary: 'Recent undo/redo history, newest first' })
-  operations(@Query() { limit }: LimitQueryDto): Promise<OperationsListReply> {
+  operations(@Query({ schema: LimitQuery }) { limit }: LimitQuery): Promise<OperationsListReply> {
     return this.resources.operations(limit ? { limit } : {});
   }
 
@@ -66,18 +68,14 @@ export class ResourcesController {
 
   @Get('backlog')
   @ApiOperation({ summary: 'Backlog entries, highest priority first' })
-  backlog(@Query() { limit }: LimitQueryDto): Promise<BacklogListReply> {
+  backlog(@Query({ schema: LimitQuery }) { limit }: LimitQuery): Promise<BacklogListReply> {
     return this.resources.backlogList(limit ? { limit } : {});
   }
 
   @Post('backlog')
   @ApiOperation({ summary: 'Add a backlog entry (identical content merges, keeping the higher priority)' })
-  addBacklog(@Body() { content, priority }: BacklogAddDto): Promise<BacklogAddReply> {
-    // The content came off a JSON body, so it is JSON; the service checks it against the contract.
-    return this.resources.backlogAdd({
-      content: content as JsonObject,
-      ...(priority === undefined ? {} : { priority }),
-    });
+  addBacklog(@Body({ schema: BacklogAddBody }) body: BacklogAddBody): Promise<BacklogAddReply> {
+    return this.resources.backlogAdd(body);
   }
 
   @Delete('backlog/:id')

@@ -1,12 +1,12 @@
 import { Controller, Delete, HttpCode, Inject, Param, type Provider } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { MemoryPort } from '@novelrag/agenturn';
 import { NATS_CONNECTION } from '@novelrag/bus';
-import { ThreadId } from '@novelrag/contracts';
+import { type MemoryRemoved, ThreadId } from '@novelrag/contracts';
 import { NatsMemory } from '@novelrag/resource-client';
-import { ErrorDto } from '../goals/goal.dto';
 import { ApiError } from '../http/api-error';
+import { ApiErrorResponse } from '../http/openapi';
 
 /** Injection token of the thread memory the gateway's memory routes call. */
 export const THREAD_MEMORY = Symbol('THREAD_MEMORY');
@@ -18,12 +18,6 @@ export const threadMemoryProvider: Provider = {
   useFactory: (nc: NatsConnection) => new NatsMemory(nc, { timeoutMs: TIMEOUT_MS }),
   inject: [NATS_CONNECTION],
 };
-
-export class MemoryRemovedDto {
-  /** How many memories were removed (the session summary counts as one). */
-  @ApiProperty({ minimum: 0, example: 4 })
-  removed!: number;
-}
 
 /** What a conversation thread remembers, over REST (deletion only: the agents read and write it on the bus). */
 @ApiTags('threads')
@@ -37,9 +31,8 @@ export class ThreadMemoryController {
   @ApiOperation({
     summary: 'Forget everything a thread remembers (summary, past questions and answers, stated facts)',
   })
-  @ApiResponse({ status: 200, type: MemoryRemovedDto })
-  @ApiResponse({ status: 400, type: ErrorDto, description: 'Malformed thread id (VALIDATION_FAILED)' })
-  async forget(@Param('id') id: string): Promise<MemoryRemovedDto> {
+  @ApiErrorResponse(400, 'Malformed thread id (VALIDATION_FAILED)')
+  async forget(@Param('id') id: string): Promise<MemoryRemoved> {
     if (!ThreadId.safeParse(id).success)
       throw new ApiError('VALIDATION_FAILED', 'thread id must be 1-128 characters of A-Z a-z 0-9 _ -');
     return { removed: await this.memory.forget(id) };
