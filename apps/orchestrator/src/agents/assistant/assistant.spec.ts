@@ -1,3 +1,4 @@
+import { ModelUnavailableError } from '@novelrag/agenturn';
 import { deferred, fakeTool, InMemoryMemory } from '@novelrag/agenturn/testing';
 import { AssistantCheckpoint } from '@novelrag/contracts';
 import { answer, input, startAssistant, thinkAnswer, thinkCalls } from './test-support';
@@ -79,6 +80,36 @@ describe('the assistant agent kind', () => {
       state: 'completed',
       answer: { suggestions: ['And tomorrow?', 'What about Shanghai?'] },
     });
+    h.model.assertDone();
+  });
+
+  it('keeps the streamed answer when its follow-up (suggestions, summary) fails: completed, warned, remembered', async () => {
+    // The answer reached the user piece by piece; a failed follow-up must not turn the goal into a failure that drops it.
+    const memory = new InMemoryMemory();
+    const h = startAssistant({
+      tools: [],
+      memory,
+      script: [
+        thinkAnswer(),
+        { kind: 'stream', purpose: 'output', respond: 'Wear a coat.' },
+        {
+          kind: 'structured',
+          schemaName: 'AssistantFollowUp',
+          respond: () => {
+            throw new ModelUnavailableError('the provider is down', { retryable: true });
+          },
+        },
+      ],
+    });
+    const done = await h.pursue();
+    expect(done).toMatchObject({ status: 'completed', response: 'Wear a coat.' });
+    expect(h.events.find((e) => e.kind === 'assistant.output')).toMatchObject({
+      content: 'Wear a coat.',
+      suggestions: [],
+    });
+    expect(h.context.messages('warning').join('\n')).toContain('MODEL_UNAVAILABLE');
+    const kept = await memory.retrieveRelevant('coat', 't-assistant', { limit: 5 });
+    expect(kept.map((m) => m.text).join('\n')).toContain('Wear a coat.');
     h.model.assertDone();
   });
 
