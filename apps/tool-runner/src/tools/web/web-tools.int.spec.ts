@@ -200,6 +200,47 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
     );
   });
 
+  it('image_search returns only http(s) addresses: others dropped, protocol-relative ones made https', async () => {
+    // The answer comes from outside: a javascript:, file: or data: "image" must not reach the model or a UI as a link.
+    routes.set('/images', (_req, res) => {
+      const results = [
+        { title: 'Script', url: 'https://example.org/1', img_src: 'javascript:alert(1)' },
+        { title: 'File', url: 'https://example.org/2', img_src: 'file:///etc/passwd' },
+        { title: 'Relative', url: 'https://example.org/3', img_src: '/images/3.jpg' },
+        {
+          title: 'Protocol-relative',
+          url: 'javascript:alert(2)',
+          img_src: '//upload.example/4.jpg',
+          thumbnail_src: '',
+        },
+        {
+          title: 'Bad thumbnail',
+          url: 'https://example.org/5',
+          img_src: 'https://img.example/5.jpg',
+          thumbnail_src: 'data:text/html,<script>alert(3)</script>',
+        },
+      ];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+    });
+    const found = json(await invokeTool(nc, toolInvocation('image_search', { query: 'ash road' })));
+    expect(found).toEqual({
+      results: [
+        {
+          title: 'Protocol-relative',
+          image_url: 'https://upload.example/4.jpg',
+          thumbnail_url: 'https://upload.example/4.jpg',
+          page_url: '',
+        },
+        {
+          title: 'Bad thumbnail',
+          image_url: 'https://img.example/5.jpg',
+          thumbnail_url: 'https://img.example/5.jpg',
+          page_url: 'https://example.org/5',
+        },
+      ],
+    });
+  });
+
   it('image_generation calls the images API through the SDK and returns URLs or bounded inline data', async () => {
     const bodies: Record<string, unknown>[] = [];
     const auth: (string | undefined)[] = [];
