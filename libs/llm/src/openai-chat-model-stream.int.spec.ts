@@ -122,6 +122,17 @@ describe('OpenAIChatModel.stream (fake server, real SDK)', () => {
     await expect(stream.result).rejects.toMatchObject({ code: 'TIMEOUT', retryable: true });
   });
 
+  it('does not cut a slow answer that keeps coming: the deadline bounds each silence, not the whole stream', async () => {
+    // A slow model writes one piece a second; the whole answer takes longer than the deadline, no silence does.
+    const chunks = ['A ', 'slow ', 'model ', 'keeps ', 'writing.'];
+    suite.server.once({ kind: 'text' }, { chunks, gapMs: 1_000 });
+    const started = Date.now();
+    const stream = model().stream({ messages, purpose: 'answer', timeoutMs: 3_000 });
+    expect(await collect(stream)).toEqual(chunks);
+    await expect(stream.result).resolves.toMatchObject({ value: { content: chunks.join('') } });
+    expect(Date.now() - started).toBeGreaterThan(3_000); // the stream outlasted the deadline
+  });
+
   it('maps a stream cut mid-answer to a retryable MODEL_UNAVAILABLE, and an HTTP error as for other calls', async () => {
     suite.server.once({ kind: 'text' }, { chunks: ['half '], end: 'drop' });
     await expect(model().stream({ messages, purpose: 'answer' }).result).rejects.toMatchObject({

@@ -94,7 +94,13 @@ export async function streamCompletion(
   client: OpenAI,
   params: ChatCompletionCreateParamsNonStreaming,
   push: PushText,
-  request: { readonly signal: AbortSignal; readonly timeoutMs: number; readonly purpose: string },
+  request: {
+    readonly signal: AbortSignal;
+    readonly timeoutMs: number;
+    readonly purpose: string;
+    /** Called on every chunk (the caller's deadline then bounds the next silence). */
+    readonly alive?: () => void;
+  },
 ): Promise<ChatCompletion> {
   const stream = await client.chat.completions.create(
     { ...params, stream: true, stream_options: { include_usage: true } },
@@ -108,7 +114,10 @@ export async function streamCompletion(
       details: { purpose: request.purpose },
     });
   try {
-    for await (const chunk of stream) push(accumulator.add(chunk));
+    for await (const chunk of stream) {
+      request.alive?.();
+      push(accumulator.add(chunk));
+    }
   } catch (err) {
     if (err instanceof AgenturnError || err instanceof APIError || request.signal.aborted) throw err;
     throw brokeOff(err);

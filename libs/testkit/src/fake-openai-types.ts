@@ -55,11 +55,15 @@ export type FakeReply =
   | { readonly text: string }
   | { readonly toolCalls: readonly FakeToolCall[]; readonly content?: string }
   | { readonly refusal: string }
-  /** Exactly these text pieces (then tool calls, if any), ending as `end` says (default `done`). */
+  /**
+   * Exactly these text pieces (then tool calls, if any), ending as `end` says (default `done`); streamed, a pause of
+   * `gapMs` precedes every piece after the first (a slow model that keeps writing).
+   */
   | {
       readonly chunks: readonly string[];
       readonly toolCalls?: readonly FakeToolCall[];
       readonly end?: FakeStreamEnd;
+      readonly gapMs?: number;
     }
   /** An HTTP error in OpenAI's error shape. */
   | { readonly status: number; readonly message?: string; readonly code?: string; readonly type?: string }
