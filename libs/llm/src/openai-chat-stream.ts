@@ -1,5 +1,6 @@
 import { AgenturnError, ModelUnavailableError, type PushText } from '@novelrag/agenturn';
 import { APIError, type OpenAI } from 'openai';
+import { estimateTokens } from './usage';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -52,6 +53,26 @@ export class ChunkAccumulator {
     const text = delta.content ?? '';
     this.content += text;
     return text;
+  }
+
+  /**
+   * Usage estimated from `prompt` and the answer, for a stream that ended without any (servers that ignore
+   * `stream_options.include_usage`): without it the answer would count for nothing against a token budget.
+   */
+  estimateUsageIfMissing(prompt: string): void {
+    if (this.usage) return;
+    const answer = [
+      this.content,
+      this.refusal,
+      ...[...this.toolCalls.values()].map((c) => c.name + c.arguments),
+    ];
+    const promptTokens = estimateTokens(prompt);
+    const completionTokens = estimateTokens(answer.join(''));
+    this.usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
   }
 
   completion(): ChatCompletion {
@@ -125,5 +146,6 @@ export async function streamCompletion(
   // The SDK ends the iteration quietly when the request is aborted: the caller maps this to cancel or deadline.
   if (request.signal.aborted) throw new Error('model stream aborted');
   if (!accumulator.finished) throw brokeOff();
+  accumulator.estimateUsageIfMissing(JSON.stringify(params.messages));
   return accumulator.completion();
 }

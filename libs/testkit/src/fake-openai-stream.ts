@@ -11,7 +11,7 @@ export interface StreamParts {
   readonly refusal?: string;
   readonly toolCalls?: readonly FakeToolCall[];
   readonly usage: FakeUsage;
-  /** `done` (default): finish, usage chunk, `[DONE]`; `hang`: stop sending, keep the response open; `drop`: cut it. */
+  /** `done` (default): finish, usage chunk, `[DONE]`; `no_usage`: the same without usage; `hang`: stop sending, keep the response open; `drop`: cut it. */
   readonly end?: FakeStreamEnd;
   /** A pause before every text piece after the first (default none: all chunks at once). */
   readonly gapMs?: number;
@@ -63,7 +63,7 @@ function unmarked(frame: string): string {
 
 function finish(res: ServerResponse, end: FakeStreamEnd): void {
   if (end === 'drop') res.destroy();
-  else if (end === 'done') res.end('data: [DONE]\n\n');
+  else if (end === 'done' || end === 'no_usage') res.end('data: [DONE]\n\n');
 }
 
 /** The server-sent events of the answer, `[DONE]` excepted; text pieces after the first are marked with PIECE. */
@@ -91,10 +91,11 @@ function framesOf(parts: StreamParts): string[] {
       if (piece !== '') frames.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
   });
-  if ((parts.end ?? 'done') === 'done') {
+  const end = parts.end ?? 'done';
+  if (end === 'done' || end === 'no_usage') {
     const finishReason = (parts.toolCalls?.length ?? 0) > 0 ? 'tool_calls' : 'stop';
     frames.push(delta({}, finishReason));
-    frames.push(chunk([], { usage: usageOf(parts.usage) }));
+    if (end === 'done') frames.push(chunk([], { usage: usageOf(parts.usage) }));
   }
   return frames;
 }

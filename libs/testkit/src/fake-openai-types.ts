@@ -40,8 +40,11 @@ export interface FakeToolCall {
   readonly id?: string;
 }
 
-/** How a streamed answer ends: normally, by stalling with the response left open, or by cutting the connection. */
-export type FakeStreamEnd = 'done' | 'hang' | 'drop';
+/**
+ * How a streamed answer ends: normally, normally but without the usage chunk (a server that ignores
+ * `stream_options.include_usage`), by stalling with the response left open, or by cutting the connection.
+ */
+export type FakeStreamEnd = 'done' | 'no_usage' | 'hang' | 'drop';
 
 /**
  * How the fake model answers. A request with `stream: true` gets the same reply as `chat.completion.chunk` events
