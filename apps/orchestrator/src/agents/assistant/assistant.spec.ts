@@ -1,6 +1,11 @@
 import { ModelUnavailableError } from '@novelrag/agenturn';
 import { deferred, fakeTool, InMemoryMemory } from '@novelrag/agenturn/testing';
-import { AssistantCheckpoint } from '@novelrag/contracts';
+import {
+  AssistantCheckpoint,
+  type AnswerDelta,
+  AssistantOutputEvent,
+  MAX_TEXT_CHARS,
+} from '@novelrag/contracts';
 import { answer, input, startAssistant, thinkAnswer, thinkCalls } from './test-support';
 
 const cityTool = (name: string, until?: Promise<unknown>) =>
@@ -111,6 +116,30 @@ describe('the assistant agent kind', () => {
     const kept = await memory.retrieveRelevant('coat', 't-assistant', { limit: 5 });
     expect(kept.map((m) => m.text).join('\n')).toContain('Wear a coat.');
     h.model.assertDone();
+  });
+
+  it('keeps a huge answer within the bound: the pieces stop there and the kept answer says it was cut', async () => {
+    // An answer past the contracts' text bound would fail the goal record and the assistant.output event.
+    const huge = 'word '.repeat(Math.ceil((MAX_TEXT_CHARS + 10_000) / 5));
+    const deltas: AnswerDelta[] = [];
+    const h = startAssistant({
+      tools: [],
+      settings: { deltas: { publish: (d) => deltas.push(d) } },
+      script: [thinkAnswer(), ...answer(huge)],
+    });
+    const done = await h.pursue();
+    expect(done.status).toBe('completed');
+    expect(done.response.length).toBeLessThanOrEqual(MAX_TEXT_CHARS);
+    expect(done.response).toContain('[the answer was cut');
+    const published = deltas.map((d) => d.text).join('');
+    expect(published.length).toBeLessThanOrEqual(MAX_TEXT_CHARS);
+    expect(done.response.startsWith(published.slice(0, 1_000))).toBe(true);
+    const output = h.events.find((e) => e.kind === 'assistant.output');
+    expect(
+      AssistantOutputEvent.pick({ content: true }).safeParse({
+        content: (output as { content?: unknown })?.content,
+      }).success,
+    ).toBe(true);
   });
 
   it('forces the answer from what is known after the last thinking round', async () => {
