@@ -281,6 +281,20 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
       images: [{ url: 'data:image/png;base64,aGVsbG8=' }, { url: 'data:image/png;base64,d29ybGQ=' }],
     });
 
+    // Inline data is checked and typed by its content: not base64 is no image; a JPEG is not called a PNG.
+    answer = respond({ created: 1, data: [{ b64_json: '"><script>alert(1)</script>' }] });
+    await expect(generate({})).resolves.toMatchObject(failed('TOOL_FAILED', 'did not answer with images'));
+    answer = respond({
+      created: 1,
+      data: [{ b64_json: '/9j/4AAQSkZJRg==' }, { b64_json: 'UklGRiQAAABXRUJQ' }],
+    });
+    expect(json(await generate({ n: 2 }))).toEqual({
+      images: [
+        { url: 'data:image/jpeg;base64,/9j/4AAQSkZJRg==' },
+        { url: 'data:image/webp;base64,UklGRiQAAABXRUJQ' },
+      ],
+    });
+
     answer = respond({ created: 1, data: [{ b64_json: 'A'.repeat(MAX_INLINE_IMAGE_CHARS) }] });
     await expect(generate({})).resolves.toMatchObject(
       failed('PAYLOAD_TOO_LARGE', 'configure it to answer with URLs'),
@@ -293,7 +307,7 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
     expect(JSON.stringify(refused)).not.toContain('secret');
     answer = () => undefined;
     await expect(generate({})).resolves.toMatchObject(failed('TIMEOUT'));
-    expect(bodies).toHaveLength(6);
+    expect(bodies).toHaveLength(8);
   });
 });
 
