@@ -51,7 +51,9 @@ export const LlmEnv = z.object({
     ),
   NOVELRAG_LLM_TIMEOUT_MS: positiveInt
     .transform((v) => v ?? 60_000)
-    .describe('Bound on one model request, transport retries included.'),
+    .describe(
+      'Bound on one model request, transport retries included; a streamed answer: on the wait for its first piece and on every silence between pieces (the whole stream at most ten times this).',
+    ),
   NOVELRAG_EMBEDDING_MODEL: optionalString.describe(
     'OpenAI-compatible `/v1/embeddings` model for the resource-service; default: a local hashed n-gram embedder.',
   ),

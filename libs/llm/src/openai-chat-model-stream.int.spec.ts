@@ -122,6 +122,29 @@ describe('OpenAIChatModel.stream (fake server, real SDK)', () => {
     await expect(stream.result).rejects.toMatchObject({ code: 'TIMEOUT', retryable: true });
   });
 
+  it('estimates the usage when the server sends none, so that a token budget still counts the answer', async () => {
+    // Servers that ignore stream_options.include_usage end the stream without a usage chunk.
+    const answer = 'An answer of some length, written by a server that reports no usage at all.';
+    suite.server.once({ kind: 'text' }, { chunks: [answer], end: 'no_usage' });
+    const stream = model().stream({ messages, purpose: 'answer' });
+    expect(await collect(stream)).toEqual([answer]);
+    const { usage } = await stream.result;
+    expect(usage.completionTokens).toBeGreaterThanOrEqual(Math.ceil(answer.length / 4));
+    expect(usage.promptTokens).toBeGreaterThan(0);
+    expect(usage.totalTokens).toBe(usage.promptTokens + usage.completionTokens);
+  });
+
+  it('does not cut a slow answer that keeps coming: the deadline bounds each silence, not the whole stream', async () => {
+    // A slow model writes one piece a second; the whole answer takes longer than the deadline, no silence does.
+    const chunks = ['A ', 'slow ', 'model ', 'keeps ', 'writing.'];
+    suite.server.once({ kind: 'text' }, { chunks, gapMs: 1_000 });
+    const started = Date.now();
+    const stream = model().stream({ messages, purpose: 'answer', timeoutMs: 3_000 });
+    expect(await collect(stream)).toEqual(chunks);
+    await expect(stream.result).resolves.toMatchObject({ value: { content: chunks.join('') } });
+    expect(Date.now() - started).toBeGreaterThan(3_000); // the stream outlasted the deadline
+  });
+
   it('maps a stream cut mid-answer to a retryable MODEL_UNAVAILABLE, and an HTTP error as for other calls', async () => {
     suite.server.once({ kind: 'text' }, { chunks: ['half '], end: 'drop' });
     await expect(model().stream({ messages, purpose: 'answer' }).result).rejects.toMatchObject({

@@ -79,6 +79,8 @@ export interface OpenAIChatModelOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** A streamed answer may take at most this many `timeoutMs` in all (each silence within it at most one). */
+const STREAM_TIMEOUTS = 10;
 const DEFAULT_VALIDATION_RETRIES = 2;
 /** Servers such as Ollama or vLLM ignore the key but the SDK refuses to start without one. */
 const PLACEHOLDER_API_KEY = 'not-needed';
@@ -118,10 +120,12 @@ function toolsBody(tools: readonly ToolDefinition[], toolChoice: ToolChoice): Re
 
 /** How one attempt reaches the provider: a plain request, or a stream whose text goes to the reader meanwhile. */
 interface Exchange {
+  /** `alive` is called on every streamed chunk: the deadline then bounds the next silence, not the whole answer. */
   send(
     params: ChatCompletionCreateParamsNonStreaming,
     signal: AbortSignal,
     timeoutMs: number,
+    alive: () => void,
   ): Promise<ChatCompletion>;
   /** Whether an invalid answer may still be retried (not once streamed text reached the reader). */
   mayRetry(): boolean;
@@ -229,7 +233,7 @@ export class OpenAIChatModel implements ChatModel {
     const body = tools.length > 0 ? toolsBody(tools, toolChoice) : {};
     let streamed = false;
     const exchange: Exchange = {
-      send: (params, requestSignal, timeoutMs) =>
+      send: (params, requestSignal, timeoutMs, alive) =>
         streamCompletion(
           this.client,
           params,
@@ -238,7 +242,7 @@ export class OpenAIChatModel implements ChatModel {
             streamed = true;
             push(text);
           },
-          { signal: requestSignal, timeoutMs, purpose: options.purpose },
+          { signal: requestSignal, timeoutMs, purpose: options.purpose, alive },
         ),
       mayRetry: () => !streamed,
     };
@@ -362,7 +366,11 @@ export class OpenAIChatModel implements ChatModel {
     mayRetry: () => true,
   };
 
-  /** One request, bounded by `timeoutMs` (transport retries included) and the caller's signal. */
+  /**
+   * One request, bounded by `timeoutMs` (transport retries included) and the caller's signal. A streamed answer is
+   * bounded by `timeoutMs` until its first chunk and then between any two chunks (a slow model that keeps writing is
+   * not cut), and as a whole by STREAM_TIMEOUTS times `timeoutMs`.
+   */
   private async request(
     call: ChatCallOptions,
     timeoutMs: number,
@@ -371,10 +379,16 @@ export class OpenAIChatModel implements ChatModel {
   ): Promise<ChatCompletion> {
     if (call.signal?.aborted) throw new CancelledError(`model call (${call.purpose}) cancelled`);
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const cap = Date.now() + timeoutMs * STREAM_TIMEOUTS;
+    let timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const alive = () => {
+      if (deadline.signal.aborted) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => deadline.abort(), Math.max(0, Math.min(timeoutMs, cap - Date.now())));
+    };
     const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal;
     try {
-      return await exchange.send(params, signal, timeoutMs);
+      return await exchange.send(params, signal, timeoutMs, alive);
     } catch (err) {
       throw mapOpenAIError(err, {
         purpose: call.purpose,

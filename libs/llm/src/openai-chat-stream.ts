@@ -1,5 +1,6 @@
 import { AgenturnError, ModelUnavailableError, type PushText } from '@novelrag/agenturn';
 import { APIError, type OpenAI } from 'openai';
+import { estimateTokens } from './usage';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -54,6 +55,26 @@ export class ChunkAccumulator {
     return text;
   }
 
+  /**
+   * Usage estimated from `prompt` and the answer, for a stream that ended without any (servers that ignore
+   * `stream_options.include_usage`): without it the answer would count for nothing against a token budget.
+   */
+  estimateUsageIfMissing(prompt: string): void {
+    if (this.usage) return;
+    const answer = [
+      this.content,
+      this.refusal,
+      ...[...this.toolCalls.values()].map((c) => c.name + c.arguments),
+    ];
+    const promptTokens = estimateTokens(prompt);
+    const completionTokens = estimateTokens(answer.join(''));
+    this.usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    };
+  }
+
   completion(): ChatCompletion {
     const toolCalls: ChatCompletionMessageFunctionToolCall[] = [...this.toolCalls.entries()]
       .sort(([a], [b]) => a - b)
@@ -94,7 +115,13 @@ export async function streamCompletion(
   client: OpenAI,
   params: ChatCompletionCreateParamsNonStreaming,
   push: PushText,
-  request: { readonly signal: AbortSignal; readonly timeoutMs: number; readonly purpose: string },
+  request: {
+    readonly signal: AbortSignal;
+    readonly timeoutMs: number;
+    readonly purpose: string;
+    /** Called on every chunk (the caller's deadline then bounds the next silence). */
+    readonly alive?: () => void;
+  },
 ): Promise<ChatCompletion> {
   const stream = await client.chat.completions.create(
     { ...params, stream: true, stream_options: { include_usage: true } },
@@ -108,7 +135,10 @@ export async function streamCompletion(
       details: { purpose: request.purpose },
     });
   try {
-    for await (const chunk of stream) push(accumulator.add(chunk));
+    for await (const chunk of stream) {
+      request.alive?.();
+      push(accumulator.add(chunk));
+    }
   } catch (err) {
     if (err instanceof AgenturnError || err instanceof APIError || request.signal.aborted) throw err;
     throw brokeOff(err);
@@ -116,5 +146,6 @@ export async function streamCompletion(
   // The SDK ends the iteration quietly when the request is aborted: the caller maps this to cancel or deadline.
   if (request.signal.aborted) throw new Error('model stream aborted');
   if (!accumulator.finished) throw brokeOff();
+  accumulator.estimateUsageIfMissing(JSON.stringify(params.messages));
   return accumulator.completion();
 }

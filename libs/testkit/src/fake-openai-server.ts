@@ -261,6 +261,7 @@ export class FakeOpenAIServer {
         ...('refusal' in reply ? { refusal: reply.refusal } : {}),
         ...('toolCalls' in reply && reply.toolCalls ? { toolCalls: reply.toolCalls } : {}),
         ...('end' in reply && reply.end ? { end: reply.end } : {}),
+        ...('gapMs' in reply && reply.gapMs ? { gapMs: reply.gapMs } : {}),
       });
       return;
     }

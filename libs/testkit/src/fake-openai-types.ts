@@ -40,8 +40,11 @@ export interface FakeToolCall {
   readonly id?: string;
 }
 
-/** How a streamed answer ends: normally, by stalling with the response left open, or by cutting the connection. */
-export type FakeStreamEnd = 'done' | 'hang' | 'drop';
+/**
+ * How a streamed answer ends: normally, normally but without the usage chunk (a server that ignores
+ * `stream_options.include_usage`), by stalling with the response left open, or by cutting the connection.
+ */
+export type FakeStreamEnd = 'done' | 'no_usage' | 'hang' | 'drop';
 
 /**
  * How the fake model answers. A request with `stream: true` gets the same reply as `chat.completion.chunk` events
@@ -55,11 +58,15 @@ export type FakeReply =
   | { readonly text: string }
   | { readonly toolCalls: readonly FakeToolCall[]; readonly content?: string }
   | { readonly refusal: string }
-  /** Exactly these text pieces (then tool calls, if any), ending as `end` says (default `done`). */
+  /**
+   * Exactly these text pieces (then tool calls, if any), ending as `end` says (default `done`); streamed, a pause of
+   * `gapMs` precedes every piece after the first (a slow model that keeps writing).
+   */
   | {
       readonly chunks: readonly string[];
       readonly toolCalls?: readonly FakeToolCall[];
       readonly end?: FakeStreamEnd;
+      readonly gapMs?: number;
     }
   /** An HTTP error in OpenAI's error shape. */
   | { readonly status: number; readonly message?: string; readonly code?: string; readonly type?: string }

@@ -35,10 +35,21 @@ export interface AnswerStream {
 }
 
 /**
- * Streams the model's text answer to `messages`, publishing each piece as the next delta (numbered from 0), and
- * returns the whole text. Rejects with the model's errors and with CANCELLED when the signal aborts.
+ * Longest answer kept and published. Well under the contracts' text bound (the answer is in the goal record twice,
+ * as the agent's state and as the response, and in a trace event), also for CJK text at three bytes a character.
  */
-export function streamAnswer(
+export const MAX_ANSWER_CHARS = 60_000;
+
+/** Ends an answer that was cut at MAX_ANSWER_CHARS. */
+const CUT_NOTE = `\n\n[the answer was cut at ${MAX_ANSWER_CHARS} characters]`;
+
+/**
+ * Streams the model's text answer to `messages`, publishing each piece as the next delta (numbered from 0), and
+ * returns the whole text. An answer longer than MAX_ANSWER_CHARS is cut there (the rest is neither published nor
+ * kept; the stream is still read to its end, so its usage counts) and ends with a note saying so. Rejects with the
+ * model's errors and with CANCELLED when the signal aborts.
+ */
+export async function streamAnswer(
   calls: ModelCalls,
   purpose: LoopPurpose,
   messages: readonly ChatMessage[],
@@ -46,18 +57,28 @@ export function streamAnswer(
   signal?: AbortSignal,
 ): Promise<string> {
   let index = 0;
-  return calls.streamText(
+  let published = 0;
+  const publish = (text: string) =>
+    stream.sink.publish({
+      schemaVersion: SCHEMA_VERSION,
+      goalId: stream.goalId,
+      attempt: stream.attempt,
+      index: index++,
+      text,
+      at: new Date().toISOString(),
+    });
+  const text = await calls.streamText(
     purpose,
     messages,
-    (piece) =>
-      stream.sink.publish({
-        schemaVersion: SCHEMA_VERSION,
-        goalId: stream.goalId,
-        attempt: stream.attempt,
-        index: index++,
-        text: piece,
-        at: new Date().toISOString(),
-      }),
+    (piece) => {
+      if (published >= MAX_ANSWER_CHARS) return;
+      const kept = piece.slice(0, MAX_ANSWER_CHARS - published);
+      published += kept.length;
+      if (kept !== '') publish(kept);
+    },
     signal,
   );
+  if (text.length <= MAX_ANSWER_CHARS) return text;
+  publish(CUT_NOTE);
+  return text.slice(0, MAX_ANSWER_CHARS) + CUT_NOTE;
 }

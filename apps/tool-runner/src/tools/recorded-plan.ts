@@ -1,6 +1,7 @@
-import { AgenturnError } from '@novelrag/agenturn';
+import { createHash } from 'node:crypto';
+import { AgenturnError, ConflictError } from '@novelrag/agenturn';
 import type { ToolContext } from '@novelrag/tool-kit';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * A write tool's decisions, kept as notes of its invocation (`ctx.notes`, beside its at-most-once record) BEFORE it acts
@@ -8,17 +9,49 @@ import type { z } from 'zod';
  * the same write). Without notes (the call does not run at most once) nothing is kept and every attempt decides anew.
  */
 
-/** The note `name` an earlier attempt of this invocation recorded, if any and readable. */
+/** A note as stored: its value and the request (tool and parameters) it was decided for. */
+const StoredNote = z.object({ request: z.string(), value: z.unknown() });
+
+/** The fingerprint of the invocation's request: its tool and its parameters (keys in a fixed order). */
+function requestOf(ctx: ToolContext): string {
+  const { tool, params } = ctx.invocation;
+  return createHash('sha256').update(canonicalJson({ tool, params })).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The note `name` an earlier attempt of this invocation recorded, if any and readable. A note decided for other
+ * parameters (the invocation id reused for another request) is refused with CONFLICT: acting on it would carry out the
+ * other request's decision. (Notes of a runner without fingerprints are taken as they are.)
+ */
 export async function readNote<T>(
   ctx: ToolContext,
   name: string,
   schema: z.ZodType<T>,
 ): Promise<T | undefined> {
   if (!ctx.notes) return undefined;
-  const raw = await ctx.notes.read(name).catch((err: unknown) => {
+  const stored = await ctx.notes.read(name).catch((err: unknown) => {
     throw unavailable(`the ${name} of an earlier attempt could not be read`, err);
   });
-  if (raw === undefined) return undefined;
+  if (stored === undefined) return undefined;
+  const note = StoredNote.safeParse(stored);
+  if (note.success && note.data.request !== requestOf(ctx)) {
+    throw new ConflictError(
+      `invocation ${ctx.invocation.invocationId} was first called with other parameters (its ${name} is for ` +
+        'that request); a changed call needs an invocation id of its own',
+    );
+  }
+  const raw = note.success ? note.data.value : stored;
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   ctx.warning(`the ${name} an earlier attempt recorded is unreadable; deciding again`);
@@ -30,7 +63,7 @@ export async function readNote<T>(
  * retryable (nothing was done on its strength), and the retry starts from the last recorded note.
  */
 export async function saveNote(ctx: ToolContext, name: string, value: unknown): Promise<void> {
-  await ctx.notes?.write(name, value).catch((err: unknown) => {
+  await ctx.notes?.write(name, { request: requestOf(ctx), value }).catch((err: unknown) => {
     throw unavailable(`the ${name} could not be recorded`, err);
   });
 }

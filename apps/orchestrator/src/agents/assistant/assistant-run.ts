@@ -11,6 +11,7 @@ import {
 } from '@novelrag/agenturn';
 import {
   type AssistantCheckpoint,
+  type AssistantFollowUp,
   type AssistantStateName,
   type AssistantThought,
   type ErrorEnvelope,
@@ -215,11 +216,25 @@ export class AssistantRun {
       { sink: this.settings.deltas ?? NO_DELTAS, goalId: record.goalId, attempt: record.attempts ?? 1 },
       this.signal,
     );
-    const followUp = await this.prompts.followUp(scene, content, this.signal);
+    const followUp = await this.followUp(scene, content);
     const suggestions = followUp.suggested_next_inputs.filter((s) => s.trim() !== '').slice(0, 6);
     this.ctx.emit({ kind: 'assistant.output', content, suggestions, forced });
     await this.remember(content, followUp.session_summary, followUp.facts);
     await this.moveTo('completed', { answer: { content, suggestions } });
+  }
+
+  /**
+   * The follow-up of the written answer (suggestions, session summary, facts). The answer already reached the user: a
+   * follow-up that fails (an invalid or unavailable model) is warned about and left empty, it does not fail the goal.
+   */
+  private async followUp(scene: PromptScene, content: string): Promise<AssistantFollowUp> {
+    try {
+      return await this.prompts.followUp(scene, content, this.signal);
+    } catch (err) {
+      if (this.signal.aborted) throw err;
+      this.ctx.execution.warning(`No suggestions or summary for the answer (${toErrorInfo(err).code})`);
+      return { suggested_next_inputs: [], session_summary: '', facts: [] };
+    }
   }
 
   /** Moves to `to` with the changes, checkpoints, then traces the move. */

@@ -1,5 +1,11 @@
+import { ModelUnavailableError } from '@novelrag/agenturn';
 import { deferred, fakeTool, InMemoryMemory } from '@novelrag/agenturn/testing';
-import { AssistantCheckpoint } from '@novelrag/contracts';
+import {
+  AssistantCheckpoint,
+  type AnswerDelta,
+  AssistantOutputEvent,
+  MAX_TEXT_CHARS,
+} from '@novelrag/contracts';
 import { answer, input, startAssistant, thinkAnswer, thinkCalls } from './test-support';
 
 const cityTool = (name: string, until?: Promise<unknown>) =>
@@ -80,6 +86,60 @@ describe('the assistant agent kind', () => {
       answer: { suggestions: ['And tomorrow?', 'What about Shanghai?'] },
     });
     h.model.assertDone();
+  });
+
+  it('keeps the streamed answer when its follow-up (suggestions, summary) fails: completed, warned, remembered', async () => {
+    // The answer reached the user piece by piece; a failed follow-up must not turn the goal into a failure that drops it.
+    const memory = new InMemoryMemory();
+    const h = startAssistant({
+      tools: [],
+      memory,
+      script: [
+        thinkAnswer(),
+        { kind: 'stream', purpose: 'output', respond: 'Wear a coat.' },
+        {
+          kind: 'structured',
+          schemaName: 'AssistantFollowUp',
+          respond: () => {
+            throw new ModelUnavailableError('the provider is down', { retryable: true });
+          },
+        },
+      ],
+    });
+    const done = await h.pursue();
+    expect(done).toMatchObject({ status: 'completed', response: 'Wear a coat.' });
+    expect(h.events.find((e) => e.kind === 'assistant.output')).toMatchObject({
+      content: 'Wear a coat.',
+      suggestions: [],
+    });
+    expect(h.context.messages('warning').join('\n')).toContain('MODEL_UNAVAILABLE');
+    const kept = await memory.retrieveRelevant('coat', 't-assistant', { limit: 5 });
+    expect(kept.map((m) => m.text).join('\n')).toContain('Wear a coat.');
+    h.model.assertDone();
+  });
+
+  it('keeps a huge answer within the bound: the pieces stop there and the kept answer says it was cut', async () => {
+    // An answer past the contracts' text bound would fail the goal record and the assistant.output event.
+    const huge = 'word '.repeat(Math.ceil((MAX_TEXT_CHARS + 10_000) / 5));
+    const deltas: AnswerDelta[] = [];
+    const h = startAssistant({
+      tools: [],
+      settings: { deltas: { publish: (d) => deltas.push(d) } },
+      script: [thinkAnswer(), ...answer(huge)],
+    });
+    const done = await h.pursue();
+    expect(done.status).toBe('completed');
+    expect(done.response.length).toBeLessThanOrEqual(MAX_TEXT_CHARS);
+    expect(done.response).toContain('[the answer was cut');
+    const published = deltas.map((d) => d.text).join('');
+    expect(published.length).toBeLessThanOrEqual(MAX_TEXT_CHARS);
+    expect(done.response.startsWith(published.slice(0, 1_000))).toBe(true);
+    const output = h.events.find((e) => e.kind === 'assistant.output');
+    expect(
+      AssistantOutputEvent.pick({ content: true }).safeParse({
+        content: (output as { content?: unknown })?.content,
+      }).success,
+    ).toBe(true);
   });
 
   it('forces the answer from what is known after the last thinking round', async () => {

@@ -294,6 +294,35 @@ describe('ResourceWriteTool retried after its runner crashed', () => {
     expect(await groupsIn(invocation.invocationId)).toBe(0);
   }, 90_000);
 
+  it('a retry with other parameters than the first attempt is refused (CONFLICT): the recorded plan was for another request', async () => {
+    const invocation = writeCall('goal-crash-f', 'yu_f');
+    const asked = serveInteractions(nc, 'goal-crash-f', () => ({ approved: true }));
+    const { died } = await crashingRunner(new ScriptedChatModel(planning('yu_f', FIRST)), 'apply');
+    await firstAttemptDies(invocation, died);
+
+    // Same invocation id, another request: the plan confirmed for yu_f must not be applied for it.
+    const other = writeCall('goal-crash-f', 'mo_f');
+    const retry = new ScriptedChatModel([]);
+    await healthyRunner(retry);
+    const output = await invokeTool(
+      nc,
+      { ...other, invocationId: invocation.invocationId, attempt: 2 },
+      60_000,
+    );
+    asked.stop();
+
+    expect(output).toMatchObject({
+      type: 'error',
+      error: { code: 'CONFLICT', message: expect.stringContaining('other parameters') as unknown },
+    });
+    expect(retry.calls).toHaveLength(0);
+    expect(asked.requests).toHaveLength(1);
+    await expect(
+      resources(nc, Subjects.resources.find, { uri: '/character/yu_f' }, FindReply),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await groupsIn(invocation.invocationId)).toBe(0);
+  }, 90_000);
+
   it('the other write tools apply the plan their crashed first attempt recorded, without asking the model again', async () => {
     await applyOperations(nc, [
       {

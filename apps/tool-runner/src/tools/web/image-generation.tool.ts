@@ -14,7 +14,7 @@ const ImagesAnswer = z.object({
     .array(
       z.object({
         url: z.url({ protocol: /^https?$/ }).nullish(),
-        b64_json: z.string().nullish(),
+        b64_json: z.base64().nullish(),
         revised_prompt: z.string().nullish(),
       }),
     )
@@ -113,8 +113,19 @@ async function generate(
   }
   const answer = ImagesAnswer.safeParse(raw);
   const images = (answer.data?.data ?? []).map((image) => ({
-    url: image.url ?? (image.b64_json ? `data:image/png;base64,${image.b64_json}` : ''),
+    url: image.url ?? (image.b64_json ? `data:${imageTypeOf(image.b64_json)};base64,${image.b64_json}` : ''),
     ...(image.revised_prompt ? { revised_prompt: image.revised_prompt } : {}),
   }));
   return images.length > 0 && images.every((i) => i.url) ? images : undefined;
+}
+
+/** The base64 starts of the image formats the images APIs answer with (`output_format`): PNG unless another's. */
+const BASE64_STARTS: readonly (readonly [string, string])[] = [
+  ['/9j/', 'image/jpeg'],
+  ['UklGR', 'image/webp'],
+  ['R0lGOD', 'image/gif'],
+];
+
+function imageTypeOf(base64: string): string {
+  return BASE64_STARTS.find(([start]) => base64.startsWith(start))?.[1] ?? 'image/png';
 }

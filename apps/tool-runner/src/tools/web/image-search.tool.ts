@@ -33,16 +33,34 @@ export function imageSearchTool(config: WebToolsConfig): HostedTool {
       answer: ImageAnswer,
       present: (answer, maxResults) => ({
         results: answer.results
-          .filter((r) => r.img_src)
-          .slice(0, maxResults)
-          .map((r) => ({
-            title: r.title,
-            image_url: r.img_src ?? '',
-            thumbnail_url: r.thumbnail_src ?? r.img_src ?? '',
-            page_url: r.url ?? '',
-          })),
+          .flatMap((r) => {
+            const image = webAddress(r.img_src);
+            if (!image) return [];
+            return [
+              {
+                title: r.title,
+                image_url: image,
+                thumbnail_url: webAddress(r.thumbnail_src) ?? image,
+                page_url: webAddress(r.url) ?? '',
+              },
+            ];
+          })
+          .slice(0, maxResults),
       }),
     },
     config,
   );
+}
+
+/**
+ * The absolute http(s) address of a URL the search service answered (protocol-relative ones taken as https), or
+ * undefined: a `javascript:`, `data:`, `file:` or relative "image" must not reach the model or a UI as a link.
+ */
+function webAddress(raw: string | null | undefined): string | undefined {
+  const text = raw?.trim() ?? '';
+  if (text === '') return undefined;
+  const absolute = text.startsWith('//') ? `https:${text}` : text;
+  if (!URL.canParse(absolute)) return undefined;
+  const url = new URL(absolute);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
 }

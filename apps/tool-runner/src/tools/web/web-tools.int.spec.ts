@@ -200,6 +200,47 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
     );
   });
 
+  it('image_search returns only http(s) addresses: others dropped, protocol-relative ones made https', async () => {
+    // The answer comes from outside: a javascript:, file: or data: "image" must not reach the model or a UI as a link.
+    routes.set('/images', (_req, res) => {
+      const results = [
+        { title: 'Script', url: 'https://example.org/1', img_src: 'javascript:alert(1)' },
+        { title: 'File', url: 'https://example.org/2', img_src: 'file:///etc/passwd' },
+        { title: 'Relative', url: 'https://example.org/3', img_src: '/images/3.jpg' },
+        {
+          title: 'Protocol-relative',
+          url: 'javascript:alert(2)',
+          img_src: '//upload.example/4.jpg',
+          thumbnail_src: '',
+        },
+        {
+          title: 'Bad thumbnail',
+          url: 'https://example.org/5',
+          img_src: 'https://img.example/5.jpg',
+          thumbnail_src: 'data:text/html,<script>alert(3)</script>',
+        },
+      ];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+    });
+    const found = json(await invokeTool(nc, toolInvocation('image_search', { query: 'ash road' })));
+    expect(found).toEqual({
+      results: [
+        {
+          title: 'Protocol-relative',
+          image_url: 'https://upload.example/4.jpg',
+          thumbnail_url: 'https://upload.example/4.jpg',
+          page_url: '',
+        },
+        {
+          title: 'Bad thumbnail',
+          image_url: 'https://img.example/5.jpg',
+          thumbnail_url: 'https://img.example/5.jpg',
+          page_url: 'https://example.org/5',
+        },
+      ],
+    });
+  });
+
   it('image_generation calls the images API through the SDK and returns URLs or bounded inline data', async () => {
     const bodies: Record<string, unknown>[] = [];
     const auth: (string | undefined)[] = [];
@@ -240,6 +281,20 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
       images: [{ url: 'data:image/png;base64,aGVsbG8=' }, { url: 'data:image/png;base64,d29ybGQ=' }],
     });
 
+    // Inline data is checked and typed by its content: not base64 is no image; a JPEG is not called a PNG.
+    answer = respond({ created: 1, data: [{ b64_json: '"><script>alert(1)</script>' }] });
+    await expect(generate({})).resolves.toMatchObject(failed('TOOL_FAILED', 'did not answer with images'));
+    answer = respond({
+      created: 1,
+      data: [{ b64_json: '/9j/4AAQSkZJRg==' }, { b64_json: 'UklGRiQAAABXRUJQ' }],
+    });
+    expect(json(await generate({ n: 2 }))).toEqual({
+      images: [
+        { url: 'data:image/jpeg;base64,/9j/4AAQSkZJRg==' },
+        { url: 'data:image/webp;base64,UklGRiQAAABXRUJQ' },
+      ],
+    });
+
     answer = respond({ created: 1, data: [{ b64_json: 'A'.repeat(MAX_INLINE_IMAGE_CHARS) }] });
     await expect(generate({})).resolves.toMatchObject(
       failed('PAYLOAD_TOO_LARGE', 'configure it to answer with URLs'),
@@ -252,7 +307,7 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
     expect(JSON.stringify(refused)).not.toContain('secret');
     answer = () => undefined;
     await expect(generate({})).resolves.toMatchObject(failed('TIMEOUT'));
-    expect(bodies).toHaveLength(6);
+    expect(bodies).toHaveLength(8);
   });
 });
 
