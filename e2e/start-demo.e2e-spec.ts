@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,8 +46,8 @@ function waitForOutput(
 }
 
 // The README's first command and the demo, as a newcomer runs them: `npm start` (the launcher) with no model key
-// starts NATS, the four services and the scripted model; `npm run demo --yes` pursues the 余归 goal to completion;
-// Ctrl-C stops everything.
+// starts NATS, the four services and the scripted model; a service killed with kill -9 is restarted (the launcher
+// supervises); `npm run demo --yes` then pursues the 余归 goal to completion; Ctrl-C stops everything.
 describe('npm start + npm run demo, offline', () => {
   let dataDir: string;
   let launcher: ChildProcess | undefined;
@@ -62,7 +62,7 @@ describe('npm start + npm run demo, offline', () => {
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('starts, runs the demo to a completed goal, and stops cleanly on Ctrl-C', async () => {
+  it('starts, restarts a killed service, runs the demo to a completed goal, and stops cleanly on Ctrl-C', async () => {
     const port = await freePort();
     const natsPort = await freePort();
     const env = offlineEnv({
@@ -82,7 +82,16 @@ describe('npm start + npm run demo, offline', () => {
     await waitForOutput(launcher, 'NovelRAG is running', 150_000, () => out);
     expect(out).toContain(`NATS: starting`);
     expect(out).toContain('Model         SCRIPTED');
-    expect(existsSync(path.join(dataDir, 'run', 'launcher.json'))).toBe(true);
+    const runFile = path.join(dataDir, 'run', 'launcher.json');
+    const pids = (JSON.parse(readFileSync(runFile, 'utf8')) as { pids: Record<string, number> }).pids;
+
+    // The launcher supervises: kill -9 of the (only) tool-runner, and it is started again and ready (it says so).
+    process.kill(pids['tool-runner-1']!, 'SIGKILL');
+    await waitForOutput(launcher, 'tool-runner-1        restarted and ready', 90_000, () => out);
+    expect(out).toContain('!!! tool-runner-1 exited unexpectedly (SIGKILL) while running.');
+    expect(out).toContain('!!! restarting tool-runner-1 in 1 s (restart 1;');
+    const restarted = (JSON.parse(readFileSync(runFile, 'utf8')) as { pids: Record<string, number> }).pids;
+    expect(restarted['tool-runner-1']).not.toBe(pids['tool-runner-1']);
 
     const demo = spawn(process.execPath, [path.join(REPO_ROOT, 'tools/scripts/demo.mjs'), '--yes'], {
       cwd: REPO_ROOT,
