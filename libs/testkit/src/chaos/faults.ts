@@ -17,6 +17,7 @@ export interface FaultOptions {
   readonly maxPauseMs: number;
   /** How long a killed process stays down before it is started again. */
   readonly downMs: number;
+  /** Who may be killed; the first one (an orchestrator) is the first fault's victim. */
   readonly victims: readonly { readonly app: ServiceName; readonly name: string }[];
   readonly random: () => number;
   readonly log: (line: string) => void;
@@ -52,10 +53,10 @@ export async function injectFaults(system: System, options: FaultOptions): Promi
       if (options.done()) break;
       await sleep(Math.floor(options.random() * options.maxPauseMs));
     }
-    // Orchestrators and tool-runners in turn, a random instance of each.
+    // Orchestrators and tool-runners in turn, a random instance of each; the first fault kills the first victim.
     const kind = i % 2 === 0 ? 'orchestrator' : 'tool-runner';
     const pool = options.victims.filter((v) => v.app === kind);
-    const victim = pool[Math.floor(options.random() * pool.length)];
+    const victim = i === 0 ? options.victims[0] : pool[Math.floor(options.random() * pool.length)];
     if (!victim) throw new Error(`no ${kind} among the victims`);
     options.log(`fault ${i + 1}/${options.kills}: kill -9 ${victim.name}`);
     const at = Date.now();

@@ -99,7 +99,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     env: { NOVELRAG_INTERACTION_TIMEOUT_MS: String(options.interactionTimeoutMs), ...options.env },
   });
   try {
-    await system.start('orchestrator', 'chaos-orch-2');
     installModel(system, options, random);
     const observer = new BusObserver(system.nc);
     await observer.ready();
@@ -116,8 +115,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let finished = false;
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.goalBoundMs)));
-    const faults = Promise.race([firstCall, bound]).then(() =>
-      injectFaults(system, {
+    // The goals are taken by the first orchestrator; the second joins once they run, so the first kill (of
+    // chaos-orch-1) interrupts goals for certain and the second takes them over.
+    const faults = Promise.race([firstCall, bound]).then(async () => {
+      await system.start('orchestrator', 'chaos-orch-2');
+      return injectFaults(system, {
         ...options,
         downMs: 1_000,
         victims: [
@@ -128,8 +130,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         ],
         random,
         done: () => finished,
-      }),
-    );
+      });
+    });
     const goals = await awaitTerminal(system, goalIds, options.goalBoundMs);
     finished = true;
     working();
