@@ -22,6 +22,7 @@ describe('chaos: concurrent goals through kill -9 of orchestrators and tool-runn
       maxPauseMs: 2_000,
       modelDelayMs: 400,
       serviceDefaults: false,
+      sameIds: false,
       seed: 0,
     });
     report = await runChaos({ ...settings, log: () => undefined });

@@ -29,6 +29,8 @@ export interface ChaosEvidence {
 export interface ChaosReport {
   readonly goals: number;
   readonly terminal: number;
+  /** Each goal not terminal at the bound, with its status and last trace events (for the diagnosis). */
+  readonly notTerminal: string[];
   readonly statuses: Record<string, number>;
   readonly writes: number;
   readonly doubleWrites: string[];
@@ -176,6 +178,26 @@ export function takeoverTimes(faults: readonly Fault[], heard: readonly HeardEve
   return out.sort((a, b) => a - b);
 }
 
+/** The last events of a trace, e.g. `#12 operation.dispatched ResourceWriteTool attempt 2 @10:01:02.345`. */
+function describeTail(events: readonly TraceEvent[]): string {
+  return events
+    .slice(-8)
+    .map((e) => {
+      const detail =
+        e.kind === 'operation.dispatched'
+          ? ` ${e.tool} ${e.invocationId} attempt ${e.attempt}`
+          : e.kind === 'operation.outcome'
+            ? ` ${e.tool} ${e.status}`
+            : e.kind === 'goal.started'
+              ? ` attempt ${e.attempt}`
+              : e.kind === 'runtime'
+                ? ` ${JSON.stringify(e.event).slice(0, 120)}`
+                : '';
+      return `#${e.seq} ${e.kind}${detail} @${e.at.slice(11, 23)}`;
+    })
+    .join(' | ');
+}
+
 /** Nearest-rank percentile of sorted values (NaN when empty). */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -197,6 +219,9 @@ export function analyse(e: ChaosEvidence): ChaosReport {
   return {
     goals: e.goals.length,
     terminal: e.goals.filter((g) => TERMINAL.includes(g.status)).length,
+    notTerminal: e.goals
+      .filter((g) => !TERMINAL.includes(g.status))
+      .map((g) => `${g.goalId} ${g.status}: ${describeTail(e.traces.get(g.goalId) ?? [])}`),
     statuses,
     writes: e.writes.length,
     doubleWrites: doubleWrites(e.writes),
@@ -209,14 +234,14 @@ export function analyse(e: ChaosEvidence): ChaosReport {
     outcomeMismatches: outcomes,
     interactions: { asked: i.asked, answered: i.answered, expired: i.expired },
     takeoverMs: takeoverTimes(e.faults, e.heard),
-    faults: e.faults.map((f) => `${f.kind} ${f.name}`),
+    faults: e.faults.map((f) => `${f.kind} ${f.name} @${new Date(f.at).toISOString().slice(11, 23)}`),
   };
 }
 
 /** The properties that must hold (each list empty), by name: what a test asserts and the script's exit code. */
 export function violations(r: ChaosReport): Record<string, string[]> {
   const all: Record<string, string[]> = {
-    'goals not terminal': r.terminal === r.goals ? [] : [`${r.goals - r.terminal} of ${r.goals}`],
+    'goals not terminal': r.notTerminal,
     'writes applied twice': r.doubleWrites,
     'trace gaps': r.traceGaps,
     'final events': r.finalEvents,

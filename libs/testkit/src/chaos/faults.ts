@@ -17,6 +17,12 @@ export interface FaultOptions {
   readonly maxPauseMs: number;
   /** How long a killed process stays down before it is started again. */
   readonly downMs: number;
+  /**
+   * Start a killed process again under its old instance id (as `npm start` and a restarted container do) instead of
+   * a new one (as a container rescheduled elsewhere): with its old id an orchestrator may reclaim its own leases, so a
+   * new id measures the takeover by another instance.
+   */
+  readonly sameIds: boolean;
   /** Who may be killed; the first one (an orchestrator) is the first fault's victim. */
   readonly victims: readonly { readonly app: ServiceName; readonly name: string }[];
   readonly random: () => number;
@@ -37,11 +43,13 @@ async function kill9(system: System, name: string): Promise<void> {
 }
 
 /**
- * Injects faults one after another: random kill -9 of the victims, each started again under the same instance id
+ * Injects faults one after another: random kill -9 of the victims, each started again (see `sameIds`)
  * after `downMs` (and awaited healthy), with a NATS kill -9 and restart halfway when asked. Returns what it did.
  */
 export async function injectFaults(system: System, options: FaultOptions): Promise<Fault[]> {
   const faults: Fault[] = [];
+  // Each victim's current instance id (it changes at each restart unless sameIds).
+  const current = new Map(options.victims.map((v) => [v.name, v.name]));
   const natsAt = options.natsRestart ? Math.floor(options.kills / 2) : -1;
   for (let i = 0; i < options.kills && !options.done(); i++) {
     await sleep(Math.floor(options.random() * options.maxPauseMs));
@@ -58,17 +66,20 @@ export async function injectFaults(system: System, options: FaultOptions): Promi
     const pool = options.victims.filter((v) => v.app === kind);
     const victim = i === 0 ? options.victims[0] : pool[Math.floor(options.random() * pool.length)];
     if (!victim) throw new Error(`no ${kind} among the victims`);
-    options.log(`fault ${i + 1}/${options.kills}: kill -9 ${victim.name}`);
+    const name = current.get(victim.name) ?? victim.name;
+    options.log(`fault ${i + 1}/${options.kills}: kill -9 ${name}`);
     const at = Date.now();
-    await kill9(system, victim.name);
+    await kill9(system, name);
     faults.push({
       kind: victim.app === 'orchestrator' ? 'orchestrator' : 'tool-runner',
-      name: victim.name,
+      name,
       at,
     });
     await sleep(options.downMs);
-    await system.start(victim.app, victim.name);
-    options.log(`fault ${i + 1}/${options.kills}: ${victim.name} is back`);
+    const next = options.sameIds ? name : `${victim.name}-r${i + 1}`;
+    current.set(victim.name, next);
+    await system.start(victim.app, next);
+    options.log(`fault ${i + 1}/${options.kills}: ${next} started`);
   }
   return faults;
 }

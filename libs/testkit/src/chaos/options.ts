@@ -39,6 +39,12 @@ export const ChaosEnv = z.object({
     .describe(
       "Run the services with their own lease and ack-wait defaults (default true); `false` uses the tests' short ones (the e2e run).",
     ),
+  CHAOS_SAME_IDS: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      'Start a killed process again under its old instance id, as `npm start` does (default false: a new id, so an orchestrator kill measures the takeover by another instance).',
+    ),
   CHAOS_SEED: int(0, 2 ** 32 - 1)
     .optional()
     .describe('Seed of the random choices (default: random, printed).'),
@@ -58,6 +64,7 @@ export const LONG_RUN: Settings = {
   maxPauseMs: 8_000,
   modelDelayMs: 400,
   serviceDefaults: true,
+  sameIds: false,
   seed: 0,
 };
 
@@ -80,6 +87,7 @@ export function chaosSettings(env: NodeJS.ProcessEnv, defaults: Settings = LONG_
     interactionTimeoutMs: e.CHAOS_INTERACTION_TIMEOUT_MS ?? defaults.interactionTimeoutMs,
     maxPauseMs: e.CHAOS_MAX_PAUSE_MS ?? defaults.maxPauseMs,
     modelDelayMs: e.CHAOS_MODEL_DELAY_MS ?? defaults.modelDelayMs,
+    sameIds: e.CHAOS_SAME_IDS ? e.CHAOS_SAME_IDS === 'true' : defaults.sameIds,
     serviceDefaults: e.CHAOS_SERVICE_DEFAULTS
       ? e.CHAOS_SERVICE_DEFAULTS === 'true'
       : defaults.serviceDefaults,

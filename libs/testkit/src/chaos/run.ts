@@ -24,6 +24,8 @@ export interface ChaosOptions {
   readonly modelDelayMs: number;
   /** The services' own lease and ack-wait defaults instead of the short test ones (startSystem). */
   readonly serviceDefaults: boolean;
+  /** Restart a killed process under its old instance id rather than a new one (see injectFaults). */
+  readonly sameIds: boolean;
   readonly seed: number;
   /** Extra environment for every service (e.g. lease settings). */
   readonly env?: Record<string, string>;
