@@ -88,6 +88,21 @@ async function submitGoals(system: System, count: number): Promise<string[]> {
   return ids;
 }
 
+/** For each goal not terminal: every service's log lines that name it (the last 30 per process, HTTP access lines
+ * left out), to the log. */
+function diagnose(system: System, goals: readonly GoalView[], log: (line: string) => void): void {
+  for (const goal of goals) {
+    if ((TERMINAL_GOAL_STATUSES as readonly string[]).includes(goal.status)) continue;
+    for (const p of system.processes) {
+      const lines = p
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(goal.goalId) && !l.includes('"http request"'));
+      if (lines.length > 0) log(`${goal.goalId} in ${p.name}:\n${lines.slice(-30).join('\n')}`);
+    }
+  }
+}
+
 /**
  * One fault-injection run: the whole system as processes (two orchestrators, two tool-runners) on a private NATS,
  * `goals` concurrent goals, faults injected while they run, a "human" answering confirmations at random; then every
@@ -143,6 +158,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const traces = new Map<string, Awaited<ReturnType<typeof storedTrace>>>();
     for (const id of goalIds) traces.set(id, await storedTrace(system.nc, id));
     observer.close();
+    diagnose(system, goals, options.log);
     return analyse({
       goals,
       traces,
