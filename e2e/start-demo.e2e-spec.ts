@@ -58,9 +58,17 @@ describe('npm start + npm run demo, offline', () => {
   });
 
   afterAll(async () => {
-    if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
+    // After a failure: a clean stop first (SIGKILL would leave its services and NATS server behind), bounded.
+    if (launcher && launcher.exitCode === null && launcher.signalCode === null) {
+      const child = launcher;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it('starts, restarts a killed service, runs the demo to a completed goal, and stops cleanly on Ctrl-C', async () => {
     const port = await freePort();

@@ -222,8 +222,9 @@ function onUnexpectedExit(entry, run, how) {
     try {
       await entry.probe(Date.now() + 60_000);
       if (stopping) return;
-      console.log(`[novelrag] ${entry.name.padEnd(20)} restarted and ready`);
+      // The run file first: whoever reads the line may read the new pid at once.
       writeRunFile();
+      console.log(`[novelrag] ${entry.name.padEnd(20)} restarted and ready`);
     } catch (err) {
       if (!stopping) console.error(`[novelrag] !!! ${entry.name} restarted but not ready: ${err.message}`);
     }
