@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,9 +46,10 @@ function waitForOutput(
 }
 
 // The README's first command and the demo, as a newcomer runs them: `npm start` (the launcher) with no model key
-// starts NATS, the four services and the scripted model; `npm run demo --yes --ask "Who is 余归?"` pursues the 余归
-// goal to completion, then asks who she is (the `rag` agent kind): the answer streamed in pieces, its citations
-// verified against the documents the goal wrote; Ctrl-C stops everything.
+// starts NATS, the four services and the scripted model; a service killed with kill -9 is restarted (the launcher
+// supervises); `npm run demo --yes --ask "Who is 余归?"` pursues the 余归 goal to completion, then asks who she is (the
+// `rag` agent kind): the answer streamed in pieces, its citations verified against the documents the goal wrote;
+// Ctrl-C stops everything.
 describe('npm start + npm run demo, offline', () => {
   let dataDir: string;
   let launcher: ChildProcess | undefined;
@@ -59,11 +60,19 @@ describe('npm start + npm run demo, offline', () => {
   });
 
   afterAll(async () => {
-    if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
+    // After a failure: a clean stop first (SIGKILL would leave its services and NATS server behind), bounded.
+    if (launcher && launcher.exitCode === null && launcher.signalCode === null) {
+      const child = launcher;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
-  it('starts, runs the demo to a completed goal and a streamed, cited answer, and stops cleanly on Ctrl-C', async () => {
+  it('starts, restarts a killed service, runs the demo to a completed goal and a streamed, cited answer, and stops cleanly on Ctrl-C', async () => {
     const port = await freePort();
     const natsPort = await freePort();
     const env = offlineEnv({
@@ -83,7 +92,16 @@ describe('npm start + npm run demo, offline', () => {
     await waitForOutput(launcher, 'NovelRAG is running', 150_000, () => out);
     expect(out).toContain(`NATS: starting`);
     expect(out).toContain('Model         SCRIPTED');
-    expect(existsSync(path.join(dataDir, 'run', 'launcher.json'))).toBe(true);
+    const runFile = path.join(dataDir, 'run', 'launcher.json');
+    const pids = (JSON.parse(readFileSync(runFile, 'utf8')) as { pids: Record<string, number> }).pids;
+
+    // The launcher supervises: kill -9 of the (only) tool-runner, and it is started again and ready (it says so).
+    process.kill(pids['tool-runner-1']!, 'SIGKILL');
+    await waitForOutput(launcher, 'tool-runner-1        restarted and ready', 90_000, () => out);
+    expect(out).toContain('!!! tool-runner-1 exited unexpectedly (SIGKILL) while running.');
+    expect(out).toContain('!!! restarting tool-runner-1 in 1 s (restart 1;');
+    const restarted = (JSON.parse(readFileSync(runFile, 'utf8')) as { pids: Record<string, number> }).pids;
+    expect(restarted['tool-runner-1']).not.toBe(pids['tool-runner-1']);
 
     const demo = spawn(
       process.execPath,

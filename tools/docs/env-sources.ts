@@ -6,6 +6,7 @@ import { OrchestratorEnv } from '../../apps/orchestrator/src/config';
 import { ResourceServiceEnv } from '../../apps/resource-service/src/config';
 import { ToolRunnerEnv } from '../../apps/tool-runner/src/config';
 import { McpBridgeEnv } from '../../apps/mcp-bridge/src/config';
+import { ChaosEnv } from '../../libs/testkit/src/chaos/options';
 import { BenchEnv, ClientEnv, LauncherEnv, TestEnv } from './script-env';
 
 /** One environment schema as docs/configuration.md shows it: a section, who reads it, its variables. */
@@ -109,5 +110,13 @@ export const ENV_SOURCES: readonly EnvSource[] = [
     definedIn: 'tools/docs/script-env.ts (`BenchEnv`, documentation only)',
     intro: 'See BENCHMARKS.md. `QDRANT_URL` and `QDRANT_API_KEY` add Qdrant to the resource benchmark.',
     schema: BenchEnv,
+  },
+  {
+    title: 'Fault injection',
+    readBy: '`npm run chaos`, e2e/chaos.e2e-spec.ts',
+    definedIn: 'libs/testkit/src/chaos/options.ts (`ChaosEnv`)',
+    intro:
+      'The fault-injection run (docs/testing.md, "Chaos"). Defaults are the long run\'s; the e2e short run has its own (named per variable) and takes the same overrides.',
+    schema: ChaosEnv,
   },
 ];

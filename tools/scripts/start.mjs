@@ -8,9 +8,12 @@
 // 3. The model: OPENAI_API_KEY / OPENAI_BASE_URL → that OpenAI-compatible provider; neither (or NOVELRAG_LLM=scripted)
 //    → the SCRIPTED model (tools/demo/scripted-llm.mjs replaying NOVELRAG_SCENARIO, default tools/demo/scenario.json),
 //    started here and given to the orchestrator and tool-runners as their OPENAI_BASE_URL. Said loudly at startup.
-// 4. Writes data/run/launcher.json (URLs, model mode) for `npm run demo`; removes it on exit.
-// 5. Ctrl-C (or SIGTERM) stops everything cleanly: services first (graceful), then the NATS server it started;
-//    a second Ctrl-C kills at once.
+// 4. Writes data/run/launcher.json (URLs, model mode, pids) for `npm run demo`; removes it on exit.
+// 5. Supervises: a process (a service or the NATS server it started) that exits unexpectedly once the system runs is
+//    restarted with exponential backoff, loudly; after a crash loop (tools/scripts/supervise.mjs) it is given up, and
+//    everything stops when no instance of that service is left. An exit during startup stops everything at once.
+// 6. Ctrl-C (or SIGTERM) stops everything cleanly: services first (SIGTERM, SIGKILL after 10 s), then the NATS server
+//    it started; a second Ctrl-C kills at once.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   createWriteStream,
@@ -24,6 +27,7 @@ import {
 import net from 'node:net';
 import path from 'node:path';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
+import { RESTART_POLICY, RestartBook } from './supervise.mjs';
 
 await ensureEnv(import.meta.url);
 
@@ -59,6 +63,8 @@ mkdirSync(logDir, { recursive: true });
 let stopping = false;
 let ready = false;
 let scripted;
+const startedAt = new Date().toISOString();
+const restarts = new RestartBook();
 
 function fail(message) {
   console.error(`[novelrag] ${message}`);
@@ -108,11 +114,18 @@ async function ensureNats() {
   const storeDir = path.join(dataDir, 'nats');
   mkdirSync(storeDir, { recursive: true });
   console.log(`[novelrag] NATS: starting ${server} -js on ${hp.host}:${hp.port} (data in ${storeDir})`);
-  const child = spawn(server, ['-a', hp.host, '-p', String(hp.port), '-js', '-sd', storeDir], {
-    // A file descriptor, not a WriteStream: spawn needs a stream that already has an fd.
-    stdio: ['ignore', 'ignore', openSync(path.join(logDir, 'nats-server.log'), 'a')],
-  });
-  children.push({ name: 'nats-server', child, last: true });
+  const probe = async (deadline) => {
+    while (!(await reachable(hp, 300))) {
+      if (Date.now() > deadline) throw new Error(`no connection to ${natsUrl}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const spawnNats = () =>
+    spawn(server, ['-a', hp.host, '-p', String(hp.port), '-js', '-sd', storeDir], {
+      // A file descriptor, not a WriteStream: spawn needs a stream that already has an fd.
+      stdio: ['ignore', 'ignore', openSync(path.join(logDir, 'nats-server.log'), 'a')],
+    });
+  supervise({ name: 'nats-server', app: 'nats-server', last: true, probe }, spawnNats);
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (await reachable(hp, 300)) return;
@@ -133,10 +146,7 @@ function build() {
   if (ui.status !== 0) fail('dashboard build failed');
 }
 
-function startService(app, index) {
-  const name = index === undefined ? app : `${app}-${index + 1}`;
-  const main = path.join(root, 'apps', app, 'dist', 'main.js');
-  if (!existsSync(main)) fail(`${main} is missing after the build`);
+function spawnService(app, name, main) {
   const out = streamLogs ? 'inherit' : createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
   const child = spawn(process.execPath, [main], {
     cwd: root,
@@ -147,18 +157,78 @@ function startService(app, index) {
     child.stdout.pipe(out);
     child.stderr.pipe(out);
   }
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      const log = path.join(logDir, `${name}.log`);
-      console.error(
-        `[novelrag] ${name} exited (${code ?? signal}) ${ready ? 'while running' : 'during startup'}.`,
-      );
-      if (!streamLogs) console.error(tail(log, 12).replace(/^/gm, `  ${name} | `));
-      console.error(`[novelrag] full log: ${log}. Stopping.`);
-      void shutdown(1);
+  return child;
+}
+
+/** Starts a service process under supervision (see `supervise`): restarted when it exits unexpectedly. */
+function startService(app, index) {
+  const name = index === undefined ? app : `${app}-${index + 1}`;
+  const main = path.join(root, 'apps', app, 'dist', 'main.js');
+  if (!existsSync(main)) fail(`${main} is missing after the build`);
+  // The MCP bridge has no health probe: it counts as up once started.
+  const probe = app === 'mcp-bridge' ? async () => {} : (deadline) => probeHealthy(app, name, deadline);
+  supervise({ name, app, last: false, probe }, () => spawnService(app, name, main));
+}
+
+/**
+ * Runs `entry` (`spawn` starts its process) and watches it: an exit during startup stops everything (a boot error,
+ * e.g. an invalid environment variable, is shown at once); an unexpected exit once the system runs restarts it after
+ * a backoff (tools/scripts/supervise.mjs), logged loudly each time, until it crash-loops: then it is given up, and
+ * the launcher stops everything when no instance of that service is left (the system cannot serve without it) or
+ * keeps running with the other replicas (tool-runners).
+ */
+function supervise(entry, spawnIt) {
+  const run = () => {
+    entry.child = spawnIt();
+    entry.child.on('exit', (code, signal) => {
+      if (!stopping) onUnexpectedExit(entry, run, code ?? signal);
+    });
+  };
+  run();
+  children.push(entry);
+}
+
+function onUnexpectedExit(entry, run, how) {
+  const log = path.join(logDir, `${entry.name}.log`);
+  const showLog = () => {
+    if (!streamLogs) console.error(tail(log, 12).replace(/^/gm, `  ${entry.name} | `));
+  };
+  if (!ready) {
+    console.error(`[novelrag] ${entry.name} exited (${how}) during startup.`);
+    showLog();
+    console.error(`[novelrag] full log: ${log}. Stopping.`);
+    return void shutdown(1);
+  }
+  console.error(`[novelrag] !!! ${entry.name} exited unexpectedly (${how}) while running.`);
+  showLog();
+  const decision = restarts.crashed(entry.name);
+  if (!decision.restart) {
+    entry.gaveUp = true;
+    const window = RESTART_POLICY.windowMs / 1000;
+    console.error(
+      `[novelrag] !!! ${entry.name} crashed ${decision.crashes} times within ${window} s: crash loop, NOT restarting it (full log: ${log}).`,
+    );
+    const left = children.filter((c) => c.app === entry.app && !c.gaveUp).map((c) => c.name);
+    if (left.length > 0) return console.error(`[novelrag] !!! continuing with ${left.join(', ')}.`);
+    console.error(`[novelrag] !!! no ${entry.app} left: the system cannot run without it. Stopping.`);
+    return void shutdown(1);
+  }
+  console.error(
+    `[novelrag] !!! restarting ${entry.name} in ${decision.delayMs / 1000} s (restart ${decision.attempt}; more than ${RESTART_POLICY.limit} crashes within ${RESTART_POLICY.windowMs / 1000} s give it up; full log: ${log})`,
+  );
+  entry.timer = setTimeout(async () => {
+    if (stopping) return;
+    run();
+    try {
+      await entry.probe(Date.now() + 60_000);
+      if (stopping) return;
+      // The run file first: whoever reads the line may read the new pid at once.
+      writeRunFile();
+      console.log(`[novelrag] ${entry.name.padEnd(20)} restarted and ready`);
+    } catch (err) {
+      if (!stopping) console.error(`[novelrag] !!! ${entry.name} restarted but not ready: ${err.message}`);
     }
-  });
-  children.push({ name, app, child, last: false });
+  }, decision.delayMs);
 }
 
 /** The last lines of a log file (a service's boot error, e.g. an invalid environment variable). */
@@ -212,31 +282,59 @@ async function waitHttpReady() {
   }
 }
 
-async function waitHealthy(services) {
+/** Resolves once instance `name` of `app` answers its NATS health probe as ready; throws after `deadline`. */
+async function probeHealthy(app, name, deadline) {
   const { connect } = await import('@nats-io/transport-node');
   const { Subjects } = await import(path.join(root, 'libs/contracts/dist/index.js'));
   const nc = await connect({ servers: natsUrl, name: 'novelrag-launcher', timeout: 5000 });
   try {
-    const deadline = Date.now() + 60_000;
-    for (const { app, name } of services) {
-      for (;;) {
-        try {
-          const reply = await nc.request(Subjects.instanceHealth(app, name), '{}', { timeout: 1000 });
-          const health = reply.json();
-          if (!health.ok || !health.data?.ok)
-            throw new Error(JSON.stringify(health.data?.checks ?? health.error));
-          console.log(`[novelrag] ${name.padEnd(20)} ready`);
-          break;
-        } catch (err) {
-          if (Date.now() > deadline)
-            fail(`${name} did not answer its health probe within 60 s (${err.message})`);
-          await new Promise((r) => setTimeout(r, 250));
-        }
+    for (;;) {
+      try {
+        const reply = await nc.request(Subjects.instanceHealth(app, name), '{}', { timeout: 1000 });
+        const health = reply.json();
+        if (!health.ok || !health.data?.ok)
+          throw new Error(JSON.stringify(health.data?.checks ?? health.error));
+        return;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 250));
       }
     }
   } finally {
     await nc.close();
   }
+}
+
+async function waitHealthy(services) {
+  const deadline = Date.now() + 60_000;
+  for (const { name, probe } of services) {
+    try {
+      await probe(deadline);
+    } catch (err) {
+      fail(`${name} did not answer its health probe within 60 s (${err.message})`);
+    }
+    console.log(`[novelrag] ${name.padEnd(20)} ready`);
+  }
+}
+
+/** data/run/launcher.json: what `npm run demo` needs, and each process's pid (kept current across restarts). */
+function writeRunFile() {
+  if (!ready || stopping) return;
+  const model =
+    llmMode === 'scripted'
+      ? { mode: 'scripted', url: scripted.url, scenario: scripted.scenario, file: scenarioFile }
+      : { mode: 'openai', baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1' };
+  const pids = Object.fromEntries(children.map(({ name, child }) => [name, child.pid]));
+  mkdirSync(path.dirname(runFile), { recursive: true });
+  const run = {
+    pid: process.pid,
+    gatewayUrl: `http://127.0.0.1:${port}`,
+    natsUrl,
+    model,
+    pids,
+    startedAt,
+  };
+  writeFileSync(runFile, JSON.stringify(run, null, 2));
 }
 
 async function shutdown(code) {
@@ -246,6 +344,7 @@ async function shutdown(code) {
     process.exit(code || 1);
   }
   stopping = true;
+  for (const { timer } of children) clearTimeout(timer);
   rmSync(runFile, { force: true });
   console.log('\n[novelrag] stopping… (Ctrl-C again to kill at once)');
   const stopGroup = async (group) => {
@@ -299,25 +398,7 @@ await stage(() => startService('orchestrator'));
 await stage(() => startService('gateway'));
 await waitHttpReady();
 ready = true;
-const model =
-  llmMode === 'scripted'
-    ? { mode: 'scripted', url: scripted.url, scenario: scripted.scenario, file: scenarioFile }
-    : { mode: 'openai', baseUrl: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1' };
-mkdirSync(path.dirname(runFile), { recursive: true });
-writeFileSync(
-  runFile,
-  JSON.stringify(
-    {
-      pid: process.pid,
-      gatewayUrl: `http://127.0.0.1:${port}`,
-      natsUrl,
-      model,
-      startedAt: new Date().toISOString(),
-    },
-    null,
-    2,
-  ),
-);
+writeRunFile();
 console.log(`
 [novelrag] NovelRAG is running.
   REST API      http://127.0.0.1:${port}/v1

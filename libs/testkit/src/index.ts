@@ -65,3 +65,11 @@ export { type MetricFamily, metricValue, scrapeMetrics } from './prometheus';
 export { type BrowserSession, CHROMIUM, buildDashboard, chromiumAvailable, openBrowser } from './browser';
 // attack tests
 export { forgedToolInfo } from './forged-tool-info';
+export {
+  type ChaosOptions,
+  type ChaosReport,
+  chaosSettings,
+  formatReport,
+  runChaos,
+  violations,
+} from './chaos';

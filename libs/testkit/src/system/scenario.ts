@@ -67,7 +67,12 @@ function toReply(reply: ScenarioRule['reply']): FakeReply {
  * Installs scenario rules on the fake OpenAI server with the same matching as the offline demo's scripted model (so
  * the e2e suites also prove the recorded demo scenario), each answering any number of times, in order.
  */
-export function installRules(fake: FakeOpenAIServer, rules: readonly ScenarioRule[]): void {
+export function installRules(
+  fake: FakeOpenAIServer,
+  rules: readonly ScenarioRule[],
+  /** A delay for each answer (e.g. random, so concurrent goals interleave), none by default. */
+  delayMs?: () => number,
+): void {
   for (const rule of rules) {
     const when = rule.when ?? {};
     const where = (r: RecordedRequest) => {
@@ -86,7 +91,7 @@ export function installRules(fake: FakeOpenAIServer, rules: readonly ScenarioRul
             : { kind: 'text' as const }),
         where,
       },
-      toReply(rule.reply),
+      delayMs ? () => ({ delayMs: delayMs(), then: toReply(rule.reply) }) : toReply(rule.reply),
     );
   }
 }

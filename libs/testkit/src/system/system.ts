@@ -32,7 +32,18 @@ export interface StartSystemOptions {
   readonly beforeOrchestrator?: (natsUrl: string) => Promise<void>;
   /** Extra environment for every service. */
   readonly env?: Record<string, string>;
+  /** Keep the services' own lease and ack-wait defaults instead of the short ones tests use (e.g. for figures). */
+  readonly serviceDefaults?: boolean;
 }
+
+/** The short leases and ack waits of systemEnv, so failures show quickly in tests. */
+const SHORT_TIMINGS = [
+  'NOVELRAG_GOAL_ACK_WAIT_MS',
+  'NOVELRAG_THREAD_LEASE_MS',
+  'NOVELRAG_TOOL_REFRESH_MS',
+  'NOVELRAG_TOOL_LEASE_MS',
+  'NOVELRAG_SHUTDOWN_GRACE_MS',
+] as const;
 
 const children: ChildProcess[] = [];
 
@@ -101,7 +112,8 @@ export async function startSystem(label: string, options: StartSystemOptions = {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const processes: ServiceProcess[] = [];
-  const base = systemEnv(nats, fake, dataDir, port);
+  const base: Record<string, string> = systemEnv(nats, fake, dataDir, port);
+  if (options.serviceDefaults) for (const name of SHORT_TIMINGS) delete base[name];
   const env = (extra: Record<string, string> = {}) => ({ ...base, ...options.env, ...extra });
   const start = async (app: ServiceName, instanceId: string, extra: Record<string, string> = {}) => {
     const p = await startServiceProcess(app, instanceId, env(extra));

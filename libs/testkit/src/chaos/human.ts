@@ -1,0 +1,81 @@
+import type { TraceEvent } from '@novelrag/contracts';
+
+/** One answer the "human" gave over REST, and how the gateway took it. */
+export interface HumanAnswer {
+  readonly goalId: string;
+  readonly interactionId: string;
+  readonly approved: boolean;
+  /** The last HTTP status (2xx: accepted). */
+  readonly status: number;
+}
+
+export interface HumanOptions {
+  /** Probability that a question gets an answer at all (the others are left to expire). */
+  readonly answerRate: number;
+  /** Probability that an answered confirmation is approved. */
+  readonly approveRate: number;
+  /** Longest think time before answering. */
+  readonly maxThinkMs: number;
+  readonly random: () => number;
+  readonly log: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A "human" at the REST API: answers the confirmations it hears asked (trace `interaction.requested`), at random,
+ * after a random think time. A 503/504 (the bus or an orchestrator away) is tried again, bounded, like a client with
+ * Retry-After; a 404/409 (no longer pending) ends the attempt. Every answer and its final status is recorded.
+ */
+export class ChaosHuman {
+  readonly answers: HumanAnswer[] = [];
+  readonly skipped = new Set<string>();
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly gatewayUrl: string,
+    private readonly options: HumanOptions,
+  ) {}
+
+  hear(event: TraceEvent): void {
+    if (event.kind !== 'interaction.requested') return;
+    const id = event.interaction.interactionId;
+    if (this.answers.some((a) => a.interactionId === id) || this.skipped.has(id)) return;
+    if (this.options.random() >= this.options.answerRate) {
+      this.skipped.add(id);
+      return;
+    }
+    const approved = this.options.random() < this.options.approveRate;
+    const think = Math.floor(this.options.random() * this.options.maxThinkMs);
+    const p = this.answer(event.goalId, id, approved, think).finally(() => this.pending.delete(p));
+    this.pending.add(p);
+  }
+
+  private async answer(goalId: string, interactionId: string, approved: boolean, thinkMs: number) {
+    await sleep(thinkMs);
+    let status = 0;
+    for (let attempt = 1; attempt <= 20; attempt++) {
+      try {
+        const res = await fetch(`${this.gatewayUrl}/v1/goals/${goalId}/interactions/${interactionId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ approved }),
+          signal: AbortSignal.timeout(15_000),
+        });
+        status = res.status;
+        await res.body?.cancel();
+      } catch {
+        status = 0;
+      }
+      if (status !== 0 && status !== 503 && status !== 504) break;
+      await sleep(1_000);
+    }
+    this.options.log(`human: ${approved ? 'approved' : 'declined'} ${interactionId} → ${status}`);
+    this.answers.push({ goalId, interactionId, approved, status });
+  }
+
+  /** Waits for the answers under way (each bounded by its attempts). */
+  async settle(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+}
