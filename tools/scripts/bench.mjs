@@ -4,11 +4,15 @@
 // takes the options it knows. bench/resources.bench.mjs: the resource stores; bench/system.bench.mjs: tool dispatch,
 // tool throughput, goal acceptance, concurrent goals; bench/dashboard.bench.mjs: the dashboard's render and update
 // times in Chromium. BENCH_ONLY=resources (or system, dashboard) runs one. Results land in
-// bench-results/ (gitignored); BENCHMARKS.md has the figures and the machine.
+// bench-results/ (gitignored). `--write-benchmarks` then regenerates BENCHMARKS.md from the newest output of each
+// benchmark (tools/scripts/benchmarks-write.mjs; alone: `npm run benchmarks:write`).
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
+
+const writeBenchmarks = process.argv.includes('--write-benchmarks');
+const args = process.argv.slice(2).filter((arg) => arg !== '--write-benchmarks');
 
 await ensureEnv(import.meta.url);
 
@@ -37,7 +41,7 @@ if (benches.length === 0) {
 let failed = false;
 for (const file of benches) {
   console.log(`\n=== bench/${file} ===`);
-  const r = spawnSync(process.execPath, [path.join(root, 'bench', file), ...process.argv.slice(2)], {
+  const r = spawnSync(process.execPath, [path.join(root, 'bench', file), ...args], {
     cwd: root,
     stdio: 'inherit',
   });
@@ -45,5 +49,10 @@ for (const file of benches) {
     console.error(`bench/${file} failed (exit ${r.status ?? r.signal})`);
     failed = true;
   }
+}
+if (writeBenchmarks) {
+  const { benchmarksMarkdown } = await import('./benchmarks-write.mjs');
+  writeFileSync(path.join(root, 'BENCHMARKS.md'), benchmarksMarkdown());
+  console.log('[novelrag] written: BENCHMARKS.md');
 }
 process.exit(failed ? 1 : 0);
