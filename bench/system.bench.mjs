@@ -157,6 +157,8 @@ try {
   console.error(`system benchmark failed: ${err.stack ?? err}`);
   process.exitCode = 1;
 } finally {
+  // Stopped gracefully (a process run with --cpu-prof writes its profile as it exits), bounded; NATS last.
+  await Promise.all(children.filter((c) => c.spawnargs[0] !== 'nats-server').map(stopChild));
   for (const c of children.reverse()) if (c.exitCode === null) c.kill('SIGKILL');
   rmSync(tmp, { recursive: true, force: true });
 }
