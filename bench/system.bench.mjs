@@ -85,12 +85,13 @@ const results = {
 const tables = [];
 
 async function main() {
-  const { url: natsUrl, nc } = await startNatsServer();
+  const { url: natsUrl, monitorUrl, nc } = await startNatsServer();
   const otlp = await startOtlpStub();
   const ctx = {
     root,
     nc,
     natsUrl,
+    monitorUrl,
     tmp,
     opts,
     startProcess,

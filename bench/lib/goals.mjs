@@ -132,8 +132,24 @@ async function startSystem({
   return { post, stop };
 }
 
+/** Messages each client sent to the server so far, by connection name (NATS monitoring, /connz). */
+async function sentByConnection(monitorUrl) {
+  const res = await fetch(`${monitorUrl}/connz?limit=4096`);
+  const { connections = [] } = await res.json();
+  return new Map(connections.map((c) => [c.name ?? String(c.cid), c.in_msgs]));
+}
+
+/** Messages the orchestrators sent between two /connz readings (requests, publishes, acks: each one a message). */
+function orchestratorMessages(before, after) {
+  let sum = 0;
+  for (const [name, count] of after)
+    if (name.startsWith('bench-orch-')) sum += count - (before.get(name) ?? 0);
+  return sum;
+}
+
 /** One measurement: `goals` goals submitted at once, until the last final trace event. */
-async function runGoals({ goals, post, ends, llm, opts, slots }) {
+async function runGoals({ goals, post, ends, llm, opts, slots, monitorUrl }) {
+  const sentBefore = await sentByConnection(monitorUrl);
   const servedBefore = llm.stats.served;
   const start = process.hrtime.bigint();
   const accepted = await Promise.all(
@@ -144,7 +160,9 @@ async function runGoals({ goals, post, ends, llm, opts, slots }) {
   const callsPerGoal = (llm.stats.served - servedBefore) / goals;
   // Latency-bound: every slot busy with model calls only; more goals than slots wait for a free one (waves).
   const idealMs = Math.ceil(goals / slots) * callsPerGoal * opts.llmMs;
+  const messagesPerGoal = orchestratorMessages(sentBefore, await sentByConnection(monitorUrl)) / goals;
   return {
+    messagesPerGoal,
     goals,
     completed: done.filter((e) => e.kind === 'goal.completed').length,
     callsPerGoal,
@@ -180,7 +198,15 @@ export async function goalsBench(ctx) {
         await ends.finished(warm.goalId, 60_000);
         for (const goals of opts.goals) {
           log(`(4) ${goals} concurrent goals, tracing ${mode}, model latency ${opts.llmMs} ms per call`);
-          const r = await runGoals({ goals, post: system.post, ends, llm, opts, slots: 2 * perOrchestrator });
+          const r = await runGoals({
+            goals,
+            post: system.post,
+            ends,
+            llm,
+            opts,
+            slots: 2 * perOrchestrator,
+            monitorUrl: ctx.monitorUrl,
+          });
           results.goals.push({ ...r, tracing: mode, llmMs: opts.llmMs, perOrchestrator });
           rows.push({ ...r, mode });
         }
@@ -206,6 +232,7 @@ export async function goalsBench(ctx) {
           'ideal ms',
           'total / ideal',
           'vs tracing off',
+          'orchestrator messages/goal',
           'p50 goal ms',
           'p99 goal ms',
         ],
@@ -218,12 +245,15 @@ export async function goalsBench(ctx) {
           ms(r.idealMs),
           ratio(r.totalMs, r.idealMs),
           r.mode === 'off' ? '1×' : ratio(r.totalMs, offOf(r.goals)?.totalMs),
+          r.messagesPerGoal.toFixed(1),
           ms(r.perGoal.p50),
           ms(r.perGoal.p99),
         ]),
       ) +
       `\n\nIdeal: ⌈goals ÷ ${2 * perOrchestrator} slots⌉ × model calls per goal × ${opts.llmMs} ms (latency-bound: every ` +
       'goal at once as far as the slots allow, nothing but model calls). Measured from the first submission to the ' +
-      'last final trace event, submissions through the gateway included.',
+      'last final trace event, submissions through the gateway included. Orchestrator messages per goal: what the ' +
+      'orchestrators sent to NATS during the run (every request, publish and ack; NATS monitoring), divided by the goals: ' +
+      'the fixed cost of a goal in round trips, which the load of the machine does not change.',
   );
 }
