@@ -7,7 +7,7 @@
 // bench-results/ (gitignored). `--write-benchmarks` then regenerates BENCHMARKS.md from the newest output of each
 // benchmark (tools/scripts/benchmarks-write.mjs; alone: `npm run benchmarks:write`).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
 
@@ -50,9 +50,5 @@ for (const file of benches) {
     failed = true;
   }
 }
-if (writeBenchmarks) {
-  const { benchmarksMarkdown } = await import('./benchmarks-write.mjs');
-  writeFileSync(path.join(root, 'BENCHMARKS.md'), benchmarksMarkdown());
-  console.log('[novelrag] written: BENCHMARKS.md');
-}
+if (writeBenchmarks) await (await import('./benchmarks-write.mjs')).writeBenchmarks();
 process.exit(failed ? 1 : 0);

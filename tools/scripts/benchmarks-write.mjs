@@ -76,7 +76,14 @@ export function benchmarksMarkdown() {
   return `${HEAD}\n${sections.join('\n\n')}\n`;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  writeFileSync(path.join(root, 'BENCHMARKS.md'), benchmarksMarkdown());
-  console.log('written: BENCHMARKS.md');
+/** Writes BENCHMARKS.md, formatted as the repository formats its markdown (Prettier). */
+export async function writeBenchmarks() {
+  const file = path.join(root, 'BENCHMARKS.md');
+  const prettier = await import('prettier');
+  const config = (await prettier.resolveConfig(file)) ?? {};
+  writeFileSync(file, await prettier.format(benchmarksMarkdown(), { ...config, filepath: file }));
+  console.log('[novelrag] written: BENCHMARKS.md');
 }
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  await writeBenchmarks();
