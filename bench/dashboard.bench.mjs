@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jetstream } from '@nats-io/jetstream';
-import { goalPoster } from './lib/goals.mjs';
+import { goalPoster } from './lib/goal-scenario.mjs';
 import { createInfra } from './lib/infra.mjs';
 import { machine, markdownTable, ms, positiveInts, summarize } from './lib/report.mjs';
 

@@ -365,25 +365,47 @@ async function main() {
     cleanup();
   }
   const after = machine();
-  const m = before;
-  console.log(
-    `\nMachine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB RAM, ${m.os}, Node ${m.node}, LanceDB ${m.lancedb}; ` +
-      `load average ${m.loadAverage.join('/')} at start, ${after.loadAverage.join('/')} at end. ` +
-      `Embedder: LocalEmbedder(${opts.dims}) (deterministic, offline).\n`,
-  );
-  console.log(tables(results, opts));
-  const outDir = path.join(root, 'bench-results');
-  mkdirSync(outDir, { recursive: true });
-  const file = path.join(outDir, `resources-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(
-    file,
-    `${JSON.stringify({ benchmark: 'resources', options: { ...opts, qdrant: opts.qdrant ? { url: opts.qdrant.url } : null }, machine: { ...before, loadAverageAtEnd: after.loadAverage }, results }, null, 2)}\n`,
-  );
-  console.log(`\nJSON: ${path.relative(process.cwd(), file)}`);
+  report({ opts, before, loadAtEnd: after.loadAverage, results });
   if (results.some((r) => r.error)) process.exitCode = 1;
 }
 
-if (process.argv[2] === '--child') {
+/**
+ * Prints the machine line and the tables, and writes bench-results/resources-<ts>.{json,md}: the markdown (command,
+ * machine, load, tables) is what `npm run benchmarks:write` puts into BENCHMARKS.md.
+ */
+function report({ opts, before, loadAtEnd, results, stamp = new Date().toISOString() }) {
+  const m = before;
+  const machineLine =
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB RAM, ${m.os}, Node ${m.node}, LanceDB ${m.lancedb}; ` +
+    `load average ${m.loadAverage.join('/')} at start, ${loadAtEnd.join('/')} at end. ` +
+    `Embedder: LocalEmbedder(${opts.dims}) (deterministic, offline).`;
+  const body = tables(results, opts);
+  console.log(`\n${machineLine}\n`);
+  console.log(body);
+  const outDir = path.join(root, 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  const base = path.join(outDir, `resources-${stamp.replace(/[:.]/g, '-')}`);
+  const command = `BENCH_ONLY=resources npm run bench -- --sizes ${opts.sizes.join(',')} --stores ${opts.stores.join(',')}`;
+  writeFileSync(
+    `${base}.json`,
+    `${JSON.stringify({ benchmark: 'resources', startedAt: stamp, options: { ...opts, qdrant: opts.qdrant ? { url: opts.qdrant.url } : null }, machine: { ...before, loadAverageAtEnd: loadAtEnd }, results }, null, 2)}\n`,
+  );
+  writeFileSync(`${base}.md`, `Run ${stamp}: \`${command}\`\n\n${machineLine}\n\n${body}\n`);
+  console.log(`\nwritten: ${path.relative(process.cwd(), base)}.{json,md}`);
+  if (results.some((r) => r.error)) process.exitCode = 1;
+}
+
+/** `--render <file.json>`: the markdown of a saved run again (e.g. after the table layout changed), not a new run. */
+function render(file) {
+  const saved = JSON.parse(readFileSync(file, 'utf8'));
+  const { loadAverageAtEnd, ...before } = saved.machine;
+  const stamp = saved.startedAt ?? path.basename(file).replace(/^resources-|\.json$/g, '');
+  report({ opts: saved.options, before, loadAtEnd: loadAverageAtEnd, results: saved.results, stamp });
+}
+
+if (process.argv[2] === '--render') {
+  render(process.argv[3]);
+} else if (process.argv[2] === '--child') {
   const config = JSON.parse(process.argv[3]);
   runCase(config).then(
     (result) => process.send(result, () => process.exit(0)),

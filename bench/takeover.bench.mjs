@@ -13,7 +13,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { finalizeAtOnceScenario, goalPoster } from './lib/goals.mjs';
+import { finalizeAtOnceScenario, goalPoster } from './lib/goal-scenario.mjs';
 import { createInfra } from './lib/infra.mjs';
 import { machine, markdownTable, ms, positiveInts, ratio, summarize } from './lib/report.mjs';
 

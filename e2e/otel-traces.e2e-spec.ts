@@ -46,18 +46,25 @@ function tracedSystem(label: string): TracedSystem {
   };
 }
 
-/** The goal's trace once `test` holds for its spans (the exporters batch, so spans arrive over a few seconds). */
+/**
+ * The goal's trace once `test` holds for its spans (the exporters batch, so spans arrive over a few seconds), and with
+ * `wholeTree` once every span's parent has arrived too (a parent ends after its children: often in a later batch).
+ */
 async function traceOf(
   receiver: OtlpReceiver,
   goalId: string,
   what: string,
   test: (spans: ReceivedSpan[]) => boolean,
+  wholeTree = false,
 ): Promise<{ submit: ReceivedSpan; spans: ReceivedSpan[] }> {
   const submitOf = (spans: readonly ReceivedSpan[]) =>
     spans.find((s) => s.name === 'submit goal' && s.attributes['novelrag.goal.id'] === goalId);
   await receiver.waitFor(what, (spans) => {
     const submit = submitOf(spans);
-    return submit !== undefined && test(spans.filter((s) => s.traceId === submit.traceId));
+    if (submit === undefined) return false;
+    const trace = spans.filter((s) => s.traceId === submit.traceId);
+    const ids = new Set(trace.map((s) => s.spanId));
+    return test(trace) && (!wholeTree || trace.every((s) => s === submit || ids.has(s.parentSpanId)));
   });
   const submit = submitOf(receiver.spans)!;
   return { submit, spans: receiver.spans.filter((s) => s.traceId === submit.traceId) };
@@ -81,6 +88,7 @@ describe('OpenTelemetry: one goal is one trace across the four services', () => 
         SERVICES.every((service) => t.some((s) => s.service === service)) &&
         t.some((s) => s.name === 'pursue goal') &&
         t.some((s) => s.service === 'tool-runner' && s.name.startsWith('chat ')),
+      true,
     );
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const parentOf = (s: ReceivedSpan) => byId.get(s.parentSpanId);

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { markdownTable, ms, ratio, summarize, timed } from './report.mjs';
+import { startBenchTracing, tracingOffCost } from './tracing.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -64,14 +65,28 @@ async function kvPair(nc) {
   };
 }
 
+/** Stops a child process (SIGTERM, bounded wait, then SIGKILL). */
+export async function stopChild(child) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
 /** Runs (1) and/or (2); pushes markdown tables to `tables` and figures to `results`. */
-export async function dispatchBench({ root, nc, natsUrl, opts, startProcess, log, results, tables }) {
-  const runner = (instance) =>
-    startProcess(
+export async function dispatchBench(ctx) {
+  const { root, nc, natsUrl, opts, startProcess, log, results, tables } = ctx;
+  const runners = [];
+  const runner = async (instance, env = {}) => {
+    const child = await startProcess(
       [path.join(root, 'bench/lib/noop-runner.mjs')],
-      { NATS_URL: natsUrl, BENCH_INSTANCE: instance },
+      { NATS_URL: natsUrl, BENCH_INSTANCE: instance, ...env },
       'ready',
     );
+    runners.push(child);
+    return child;
+  };
   const raw = async () => {
     await nc.request('bench.raw', '', { timeout: 10_000 });
   };
@@ -116,7 +131,15 @@ export async function dispatchBench({ root, nc, natsUrl, opts, startProcess, log
         ),
     );
   }
-  if (!opts.only.has('throughput')) return;
+  if (opts.only.has('throughput')) await throughputBench({ ...ctx, runner, raw });
+  if (opts.only.has('dispatch') && opts.tracing.includes('on')) {
+    for (const child of runners.splice(0)) await stopChild(child);
+    await tracingDispatch({ ...ctx, runner, raw });
+  }
+}
+
+/** (2): `throughputCalls` calls, `concurrency` in flight, with 1 runner and then 2. */
+async function throughputBench({ root, nc, opts, log, results, tables, runner, raw }) {
   const c = opts.concurrency;
   const spinCalls = Math.max(200, Math.floor(opts.throughputCalls / 10));
   const measure = async (label) => {
@@ -155,5 +178,46 @@ export async function dispatchBench({ root, nc, natsUrl, opts, startProcess, log
     `### (2) Tool throughput (${opts.throughputCalls} calls, ${c} in flight, one client process)\n\n` +
       markdownTable(['runners', 'path', 'calls/s', 'vs raw'], [...rows('1', one), ...rows('2', two)]) +
       `\n\nCPU-bound tool, 2 runners ÷ 1 runner: ${ratio(two.spin.perSecond, one.spin.perSecond)}`,
+  );
+}
+
+/**
+ * (1) with tracing on (issue 15): this process and a runner started with OTEL_EXPORTER_OTLP_ENDPOINT (the OTLP stub)
+ * export every span; raw NATS measured again beside it. Beside them, what the tracing calls cost while tracing is off.
+ */
+async function tracingDispatch({ root, nc, opts, log, results, tables, runner, raw, otlp }) {
+  log('(1) dispatch with tracing on: starting a traced runner');
+  const child = await runner('runner-traced', {
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+    OTEL_TRACES_SAMPLER: 'always_on',
+  });
+  const tracing = startBenchTracing(root, otlp.endpoint);
+  let rawOn;
+  let toolOn;
+  const spansBefore = otlp.spans;
+  try {
+    const readOnly = executorFor(root, nc, 'dispatch-traced', 'BenchNoop');
+    for (const warm of [raw, readOnly]) await sequential(200, warm);
+    rawOn = await sequential(opts.calls, raw);
+    toolOn = await sequential(opts.calls, readOnly);
+    await tracing.flush();
+  } finally {
+    await tracing.shutdown();
+    await stopChild(child);
+  }
+  const offCost = await tracingOffCost(root);
+  const off = results.dispatch;
+  results.tracingDispatch = { raw: rawOn, tool: toolOn, spans: otlp.spans - spansBefore, offCost };
+  const row = (mode, r, t) => [mode, ms(r.p50), ms(t.p50), ms(t.p99), ratio(t.p50, r.p50)];
+  tables.push(
+    `### (1b) Tool dispatch with tracing off and on (${opts.calls} sequential read-only calls each)\n\n` +
+      markdownTable(
+        ['tracing', 'raw NATS p50 ms', 'read-only tool p50 ms', 'p99 ms', 'p50 vs raw'],
+        [row('off (no SDK)', off.raw, off.tool), row('on (OTLP to the stub)', rawOn, toolOn)],
+      ) +
+      `\n\nTracing on vs off, read-only tool p50 relative to raw: ${ratio(toolOn.p50 / rawOn.p50, off.tool.p50 / off.raw.p50)} ` +
+      `(${otlp.spans - spansBefore} spans exported). Tracing off: the calls a dispatch makes into the tracing API (a ` +
+      `client span, trace headers, trace ids) cost ${(offCost.addedNs / 1000).toFixed(2)} µs per dispatch measured ` +
+      `directly (${offCost.n} times; ${ms(off.tool.p50)} ms a dispatch), i.e. nothing measurable.`,
   );
 }

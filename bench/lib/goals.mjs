@@ -1,61 +1,210 @@
-// What the goal benchmarks share: a scripted model scenario that finalizes every goal in one step, and goal submission
-// through the gateway's REST API.
+// Part (4) of bench/system.bench.mjs: N goals at once through gateway → 2 orchestrators → a model with a fixed latency
+// per call (the scripted OpenAI-compatible server), total time vs the ideal latency-bound time; for each tracing mode
+// (off: no OTel SDK installed; on: every service exports its spans to the OTLP receiver stub of this process), with a
+// fresh set of services per mode so both run the same code on the same data, one after the other in one run.
+import path from 'node:path';
+import { finalizeAtOnceScenario, goalPoster } from './goal-scenario.mjs';
+import { markdownTable, ms, ratio, summarize } from './report.mjs';
 
-/** A scenario for tools/demo/scripted-llm.mjs: assessed, nothing explored, approved, finalized (four model calls). */
-export function finalizeAtOnceScenario(name, model) {
-  const rule = (when, json) => ({ when, reply: { json } });
+const FINAL_KINDS = ['goal.completed', 'goal.failed', 'goal.abandoned', 'goal.cancelled'];
+
+/** Resolves when a goal's final trace event arrives (bounded), from one subscription to every goal's trace. */
+function goalEnds(nc) {
+  const done = new Map();
+  const waiters = new Map();
+  const sub = nc.subscribe('novelrag.trace.*.goal.*', {
+    callback: (_err, msg) => {
+      const kind = msg.subject.split('.').slice(3).join('.');
+      if (!FINAL_KINDS.includes(kind)) return;
+      const id = msg.subject.split('.')[2];
+      done.set(id, { kind, at: process.hrtime.bigint() });
+      waiters.get(id)?.();
+    },
+  });
+  const finished = (id, timeoutMs) =>
+    new Promise((resolve, reject) => {
+      if (done.has(id)) return resolve(done.get(id));
+      const timer = setTimeout(
+        () => reject(new Error(`goal ${id} did not finish within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      waiters.set(id, () => {
+        clearTimeout(timer);
+        resolve(done.get(id));
+      });
+    });
+  return { finished, close: () => sub.unsubscribe() };
+}
+
+/** Starts gateway, resource-service and 2 orchestrators with `extraEnv`; returns the POST helper and a stop. */
+async function startSystem({
+  natsUrl,
+  tmp,
+  nc,
+  startService,
+  freePort,
+  llm,
+  perOrchestrator,
+  label,
+  extraEnv,
+}) {
+  const port = await freePort();
+  const env = {
+    NATS_URL: natsUrl,
+    NOVELRAG_DATA_DIR: path.join(tmp, `store-${label}`),
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: 'bench',
+    NOVELRAG_MODEL: 'scripted-bench',
+    NOVELRAG_GOAL_CONCURRENCY: String(perOrchestrator),
+    ...extraEnv,
+  };
+  const started = [
+    await startService(nc, 'gateway', `bench-gw-${label}`, {
+      ...env,
+      PORT: String(port),
+      NOVELRAG_AUTH_DISABLED: 'true',
+      NOVELRAG_RATE_LIMIT_PER_MIN: '1000000',
+    }),
+    await startService(nc, 'resource-service', `bench-rs-${label}`, env),
+    await startService(nc, 'orchestrator', `bench-orch-1-${label}`, env),
+    await startService(nc, 'orchestrator', `bench-orch-2-${label}`, env),
+  ];
+  const post = goalPoster(`http://127.0.0.1:${port}`);
+
+  const stop = async () => {
+    const exits = started.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null));
+    for (const c of started) if (c.exitCode === null) c.kill('SIGTERM');
+    await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 20_000))]);
+    for (const c of started) if (c.exitCode === null) c.kill('SIGKILL');
+  };
+  return { post, stop };
+}
+
+/** Messages each client sent to the server so far, by connection name (NATS monitoring, /connz). */
+async function sentByConnection(monitorUrl) {
+  const res = await fetch(`${monitorUrl}/connz?limit=4096`);
+  const { connections = [] } = await res.json();
+  return new Map(connections.map((c) => [c.name ?? String(c.cid), c.in_msgs]));
+}
+
+/** Messages the orchestrators sent between two /connz readings (requests, publishes, acks: each one a message). */
+function orchestratorMessages(before, after) {
+  let sum = 0;
+  for (const [name, count] of after)
+    if (name.startsWith('bench-orch-')) sum += count - (before.get(name) ?? 0);
+  return sum;
+}
+
+/** One measurement: `goals` goals submitted at once, until the last final trace event. */
+async function runGoals({ goals, post, ends, llm, opts, slots, monitorUrl }) {
+  const sentBefore = await sentByConnection(monitorUrl);
+  const servedBefore = llm.stats.served;
+  const start = process.hrtime.bigint();
+  const accepted = await Promise.all(
+    Array.from({ length: goals }, (_, i) => post({ goal: `benchmark goal ${i}` })),
+  );
+  const done = await Promise.all(accepted.map((a) => ends.finished(a.goalId, 600_000)));
+  const totalMs = Number(done.reduce((m, e) => (e.at > m ? e.at : m), 0n) - start) / 1e6;
+  const callsPerGoal = (llm.stats.served - servedBefore) / goals;
+  // Latency-bound: every slot busy with model calls only; more goals than slots wait for a free one (waves).
+  const idealMs = Math.ceil(goals / slots) * callsPerGoal * opts.llmMs;
+  const messagesPerGoal = orchestratorMessages(sentBefore, await sentByConnection(monitorUrl)) / goals;
   return {
-    name,
-    model,
-    rules: [
-      rule(
-        { schema: 'PursuitAssessment' },
-        {
-          finished_tasks: [],
-          remaining_work_summary: 'answer',
-          required_context: 'none',
-          expected_actions: 'finalize',
-          boundary_conditions: [],
-          exception_conditions: [],
-          success_criteria: ['answered'],
-        },
-      ),
-      rule(
-        { schema: 'DiscoveryPlan' },
-        { discovery_analysis: 'enough', search_queries: [], query_resources: [], expand_tools: [] },
-      ),
-      rule(
-        { schema: 'RefinementDecision' },
-        {
-          analysis: 'fine',
-          verdict: 'approve',
-          approval: { ready: true, confidence: 'high', notes: '' },
-          refinement: null,
-          exploration_hints: null,
-        },
-      ),
-      {
-        when: { tool: 'Finalize' },
-        reply: {
-          toolCall: {
-            name: 'Finalize',
-            arguments: { status: 'success', response: 'done', evidence: [], gaps: [] },
-          },
-        },
-      },
-    ],
+    messagesPerGoal,
+    goals,
+    completed: done.filter((e) => e.kind === 'goal.completed').length,
+    callsPerGoal,
+    totalMs,
+    idealMs,
+    perGoal: summarize(done.map((e) => Number(e.at - start) / 1e6)),
   };
 }
 
-/** `POST /v1/goals` at the gateway `gatewayUrl`: resolves to the 202 body (`{ goalId, … }`), rejects otherwise. */
-export function goalPoster(gatewayUrl) {
-  return async (body) => {
-    const res = await fetch(`${gatewayUrl}/v1/goals`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.status !== 202) throw new Error(`POST /v1/goals answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+/**
+ * Runs (4) for every goal count in `opts.goals` and every tracing mode in `opts.tracing` ('off', 'on'); pushes the
+ * table to `tables` and the figures to `results.goals`.
+ */
+export async function goalsBench(ctx) {
+  const { root, nc, opts, log, results, tables, otlp } = ctx;
+  const { startScriptedLlm } = await import(path.join(root, 'tools/demo/scripted-llm.mjs'));
+  const llm = await startScriptedLlm({
+    scenario: finalizeAtOnceScenario('bench', 'scripted-bench'),
+    delayMs: opts.llmMs,
+  });
+  const maxGoals = Math.max(...opts.goals);
+  const perOrchestrator = Math.min(64, Math.ceil(maxGoals / 2));
+  const ends = goalEnds(nc);
+  const rows = [];
+  results.goals = [];
+  try {
+    for (const mode of opts.tracing) {
+      const extraEnv =
+        mode === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_TRACES_SAMPLER: 'always_on' } : {};
+      log(`(4) tracing ${mode}: starting gateway, resource-service, 2 orchestrators × ${perOrchestrator}`);
+      const system = await startSystem({ ...ctx, llm, perOrchestrator, label: mode, extraEnv });
+      const spansBefore = otlp.spans;
+      const first = rows.length;
+      try {
+        const warm = await system.post({ goal: 'warm up' }); // connections, templates, JIT: not counted
+        await ends.finished(warm.goalId, 60_000);
+        for (const goals of opts.goals) {
+          log(`(4) ${goals} concurrent goals, tracing ${mode}, model latency ${opts.llmMs} ms per call`);
+          const r = await runGoals({
+            goals,
+            post: system.post,
+            ends,
+            llm,
+            opts,
+            slots: 2 * perOrchestrator,
+            monitorUrl: ctx.monitorUrl,
+          });
+          results.goals.push({ ...r, tracing: mode, llmMs: opts.llmMs, perOrchestrator });
+          rows.push({ ...r, mode });
+        }
+      } finally {
+        await system.stop(); // the services flush their spans as they stop
+      }
+      for (const row of rows.slice(first)) row.spans = otlp.spans - spansBefore;
+    }
+  } finally {
+    ends.close();
+    await llm.close();
+  }
+  const offOf = (goals) => rows.find((r) => r.goals === goals && r.mode === 'off');
+  tables.push(
+    `### (4) Concurrent goals, model latency ${opts.llmMs} ms per call, 2 orchestrators × ${perOrchestrator} goals at once\n\n` +
+      markdownTable(
+        [
+          'goals',
+          'tracing',
+          'completed',
+          'model calls/goal',
+          'total ms',
+          'ideal ms',
+          'total / ideal',
+          'vs tracing off',
+          'orchestrator messages/goal',
+          'p50 goal ms',
+          'p99 goal ms',
+        ],
+        rows.map((r) => [
+          String(r.goals),
+          r.mode === 'on' ? `on (${r.spans} spans exported in all)` : 'off',
+          String(r.completed),
+          r.callsPerGoal.toFixed(1),
+          ms(r.totalMs),
+          ms(r.idealMs),
+          ratio(r.totalMs, r.idealMs),
+          r.mode === 'off' ? '1×' : ratio(r.totalMs, offOf(r.goals)?.totalMs),
+          r.messagesPerGoal.toFixed(1),
+          ms(r.perGoal.p50),
+          ms(r.perGoal.p99),
+        ]),
+      ) +
+      `\n\nIdeal: ⌈goals ÷ ${2 * perOrchestrator} slots⌉ × model calls per goal × ${opts.llmMs} ms (latency-bound: every ` +
+      'goal at once as far as the slots allow, nothing but model calls). Measured from the first submission to the ' +
+      'last final trace event, submissions through the gateway included. Orchestrator messages per goal: what the ' +
+      'orchestrators sent to NATS during the run (every request, publish and ack; NATS monitoring), divided by the goals: ' +
+      'the fixed cost of a goal in round trips, which the load of the machine does not change.',
+  );
 }

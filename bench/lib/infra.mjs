@@ -51,11 +51,13 @@ export function createInfra(root) {
     });
   }
 
+  /** A private nats-server -js, with its monitoring endpoint (`monitorUrl`: /connz counts each client's messages). */
   async function startNatsServer() {
     const port = await freePort();
+    const monitor = await freePort();
     const child = spawn(
       'nats-server',
-      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', path.join(tmp, 'nats')],
+      ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-js', '-sd', path.join(tmp, 'nats')],
       {
         stdio: 'ignore',
       },
@@ -67,6 +69,7 @@ export function createInfra(root) {
       try {
         return {
           url,
+          monitorUrl: `http://127.0.0.1:${monitor}`,
           nc: await connect({ servers: url, timeout: 500, noAsyncTraces: true }) /* as services connect */,
         };
       } catch (err) {

@@ -15,6 +15,15 @@ const require = createRequire(import.meta.url);
 const { ToolHost, defineTool } = require(path.join(root, 'libs/tool-kit/dist/index.js'));
 const { MicroServiceNames } = require(path.join(root, 'libs/contracts/dist/index.js'));
 
+// Traced like a service when the OTLP endpoint is set (the tracing rows of the dispatch benchmark).
+let tracing;
+if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+  const { startTracing, TelemetryEnv } = require(path.join(root, 'libs/telemetry/dist/index.js'));
+  tracing = startTracing(
+    { service: 'bench-runner', instanceId: process.env.BENCH_INSTANCE ?? 'bench', version: 'bench' },
+    TelemetryEnv.parse(process.env),
+  );
+}
 const spinIterations = Number(process.env.BENCH_SPIN_ITERATIONS ?? 20_000);
 const nc = await connect({
   servers: process.env.NATS_URL,
@@ -61,6 +70,7 @@ const stop = () =>
   void host
     .stop(2_000)
     .then(() => nc.drain())
+    .then(() => tracing?.shutdown())
     .then(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -162,9 +162,7 @@ describe('scripted LLM server (tools/demo/scripted-llm.mjs)', () => {
     };
     const withUsage = await raw({ stream_options: { include_usage: true } });
     expect(withUsage.at(-1)).toBe('data: [DONE]');
-    const chunks = withUsage
-      .slice(0, -1)
-      .map((e) => JSON.parse(e.replace(/^data: /, '')) as Chunk);
+    const chunks = withUsage.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')) as Chunk);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe('stop');
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { completion_tokens: 1 } });

@@ -108,7 +108,8 @@ export const ENV_SOURCES: readonly EnvSource[] = [
     title: 'Benchmarks',
     readBy: '`npm run bench`',
     definedIn: 'tools/docs/script-env.ts (`BenchEnv`, documentation only)',
-    intro: 'See BENCHMARKS.md. `QDRANT_URL` and `QDRANT_API_KEY` add Qdrant to the resource benchmark.',
+    intro:
+      'See BENCHMARKS.md (generated from the output of the benchmarks: `npm run bench -- --write-benchmarks`, or `npm run benchmarks:write` from the newest output in `bench-results/`). `QDRANT_URL` and `QDRANT_API_KEY` add Qdrant to the resource benchmark.',
     schema: BenchEnv,
   },
   {

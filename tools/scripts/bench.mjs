@@ -5,12 +5,16 @@
 // tool throughput, goal acceptance, concurrent goals; bench/parallel.bench.mjs: two 500 ms tools in one assistant step
 // at once vs one per round; bench/dashboard.bench.mjs: the dashboard's render and update times in Chromium;
 // bench/takeover.bench.mjs: takeover p50/p99 after kill -9 of an orchestrator. BENCH_ONLY=resources (or system,
-// parallel, dashboard, takeover) runs one. Results land in
-// bench-results/ (gitignored); BENCHMARKS.md has the figures and the machine.
+// parallel, dashboard, takeover) runs one. Results land in bench-results/ (gitignored). `--write-benchmarks` then
+// regenerates BENCHMARKS.md from the newest output of each benchmark (tools/scripts/benchmarks-write.mjs; alone:
+// `npm run benchmarks:write`).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
+
+const writeBenchmarks = process.argv.includes('--write-benchmarks');
+const args = process.argv.slice(2).filter((arg) => arg !== '--write-benchmarks');
 
 await ensureEnv(import.meta.url);
 
@@ -39,7 +43,7 @@ if (benches.length === 0) {
 let failed = false;
 for (const file of benches) {
   console.log(`\n=== bench/${file} ===`);
-  const r = spawnSync(process.execPath, [path.join(root, 'bench', file), ...process.argv.slice(2)], {
+  const r = spawnSync(process.execPath, [path.join(root, 'bench', file), ...args], {
     cwd: root,
     stdio: 'inherit',
   });
@@ -48,4 +52,5 @@ for (const file of benches) {
     failed = true;
   }
 }
+if (writeBenchmarks) await (await import('./benchmarks-write.mjs')).writeBenchmarks();
 process.exit(failed ? 1 : 0);

@@ -64,6 +64,11 @@ export {
 } from './tools/discovery';
 export { collectServiceStats } from './services/stats';
 export { gather, GATHER_MAX_WAIT_MS, GATHER_QUIET_MS, type GatherOptions } from './tools/gather';
-export { TracePublisher, type TraceDraft, type TracePublisherOptions } from './jetstream/trace-publisher';
+export {
+  type QueuedTrace,
+  TracePublisher,
+  type TraceDraft,
+  type TracePublisherOptions,
+} from './jetstream/trace-publisher';
 export { isWrongSequence } from './jetstream/kv-errors';
 export { inReceiveSpan, inSendSpan, traceContextOf, withTraceHeaders } from './trace-headers';

@@ -62,6 +62,29 @@ describe('gateway rate limit shared by every gateway instance (real NATS KV)', (
     expect((await get(a, '/health/live', null)).status).toBe(200);
   });
 
+  it('counts a burst of one principal exactly, across two instances counting at once', async () => {
+    const nc = await connect({ servers: nats.url });
+    try {
+      const logger = { warn: () => undefined, info: () => undefined };
+      const options = { limit: 10, windowMs: 60_000, bucket: 'rate-limits-burst' };
+      const [one, two] = [
+        new KvRateLimiter(nc, options, logger as never),
+        new KvRateLimiter(nc, options, logger as never),
+      ];
+      const decisions = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? one : two).take('burst')),
+      );
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+      const remaining = decisions.filter((d) => d.allowed).map((d) => d.remaining);
+      expect(new Set(remaining).size).toBe(10); // every allowed request saw its own count
+      // Both instances see the spent budget afterwards (the one that counted last, and the other after a conflict).
+      expect(await one.take('burst')).toMatchObject({ allowed: false });
+      expect(await two.take('burst')).toMatchObject({ allowed: false });
+    } finally {
+      await nc.close();
+    }
+  });
+
   it('counts in the instance alone while the bucket cannot be reached, and logs that once', async () => {
     const nc = await connect({ servers: nats.url });
     await nc.close();

@@ -60,17 +60,34 @@ export class MemoryRateLimiter implements RateLimiter {
 }
 
 const CAS_ATTEMPTS = 8;
+/** Principals whose last stored window this process remembers (the least recently counted is forgotten first). */
+const KNOWN_WINDOWS = 10_000;
+
+/** A principal's window as this process last read or wrote it, with its KV revision (0: no entry). */
+interface Stored {
+  readonly window: Window | undefined;
+  readonly revision: number;
+}
+
+interface Waiter {
+  readonly resolve: (decision: RateDecision) => void;
+  readonly reject: (err: unknown) => void;
+}
 
 /**
- * Windows kept in the `rate-limits` KV bucket, so every gateway instance counts the same requests. Each request reads
- * the principal's window and writes it back on its revision (CAS; a conflict re-reads, bounded). Keys expire with the
- * bucket's age limit (two windows). When the bucket cannot be reached, this process counts alone (and logs it)
- * rather than refusing every request or letting every request through.
+ * Windows kept in the `rate-limits` KV bucket, so every gateway instance counts the same requests. A principal's
+ * requests arriving while its previous write is in flight are counted together in one compare-and-swap write (a
+ * burst of 16 costs one or two round trips, not 16 contending read-and-writes), on the revision this process last
+ * wrote; only a conflict (another instance counted meanwhile) re-reads the window, bounded. Keys expire with the
+ * bucket's age limit (two windows). When the bucket cannot be reached, this process counts alone (and logs it) rather
+ * than refusing every request or letting every request through.
  */
 export class KvRateLimiter implements RateLimiter {
   private kv: Promise<KV> | undefined;
   private readonly fallback: MemoryRateLimiter;
   private degraded = false;
+  private readonly queues = new Map<string, Waiter[]>();
+  private readonly known = new Map<string, Stored>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -80,22 +97,44 @@ export class KvRateLimiter implements RateLimiter {
     this.fallback = new MemoryRateLimiter(options);
   }
 
-  async take(principal: string): Promise<RateDecision> {
-    try {
-      const decision = await this.takeShared(principal);
-      if (this.degraded) this.logger.info('rate limits are shared again');
-      this.degraded = false;
-      return decision;
-    } catch (err) {
-      this.kv = undefined;
-      if (!this.degraded) {
-        this.logger.warn('rate-limit bucket unreachable: counting in this instance only', {
-          error: err instanceof Error ? err.message : String(err),
-        });
+  take(principal: string): Promise<RateDecision> {
+    return new Promise<RateDecision>((resolve, reject) => {
+      const queue = this.queues.get(principal);
+      if (queue) return void queue.push({ resolve, reject });
+      this.queues.set(principal, [{ resolve, reject }]);
+      void this.drain(principal);
+    }).catch((err: unknown) => this.degrade(principal, err));
+  }
+
+  /** Counts the principal's queued requests lot by lot (each lot one write) until none is left. */
+  private async drain(principal: string): Promise<void> {
+    for (;;) {
+      const lot = this.queues.get(principal)?.splice(0) ?? [];
+      if (lot.length === 0) {
+        this.queues.delete(principal);
+        return;
       }
-      this.degraded = true;
-      return this.fallback.take(principal);
+      try {
+        const decisions = await this.takeShared(principal, lot.length);
+        if (this.degraded) this.logger.info('rate limits are shared again');
+        this.degraded = false;
+        lot.forEach((waiter, i) => waiter.resolve(decisions[i] as RateDecision));
+      } catch (err) {
+        for (const waiter of lot) waiter.reject(err);
+      }
     }
+  }
+
+  private degrade(principal: string, err: unknown): Promise<RateDecision> {
+    this.kv = undefined;
+    this.known.delete(principal);
+    if (!this.degraded) {
+      this.logger.warn('rate-limit bucket unreachable: counting in this instance only', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+    this.degraded = true;
+    return this.fallback.take(principal);
   }
 
   private bucket(): Promise<KV> {
@@ -106,23 +145,52 @@ export class KvRateLimiter implements RateLimiter {
     return this.kv;
   }
 
-  private async takeShared(principal: string): Promise<RateDecision> {
+  /** Counts `n` requests of `principal` in one write; their decisions in order. */
+  private async takeShared(principal: string, n: number): Promise<RateDecision[]> {
     const kv = await this.bucket();
+    let stored = this.known.get(principal);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const entry = await kv.get(principal);
-      const parsed = entry?.operation === 'PUT' ? Window.safeParse(safeJson(entry.string())) : undefined;
-      const { next, decision } = step(parsed?.success ? parsed.data : undefined, Date.now(), this.options);
-      if (!next) return decision;
+      stored ??= await read(kv, principal);
+      const now = Date.now();
+      const decisions: RateDecision[] = [];
+      let window = stored.window;
+      let changed = false;
+      for (let i = 0; i < n; i++) {
+        const { next, decision } = step(window, now, this.options);
+        decisions.push(decision);
+        if (next) [window, changed] = [next, true];
+      }
+      if (!changed) return decisions;
       try {
-        if (entry) await kv.update(principal, JSON.stringify(next), entry.revision);
-        else await kv.create(principal, JSON.stringify(next));
-        return decision;
+        const data = JSON.stringify(window);
+        const revision =
+          stored.revision > 0
+            ? await kv.update(principal, data, stored.revision)
+            : await kv.create(principal, data);
+        this.remember(principal, { window, revision });
+        return decisions;
       } catch (err) {
         if (!isWrongSequence(err)) throw err;
+        this.known.delete(principal);
+        stored = undefined; // another instance counted meanwhile: read its window
       }
     }
     throw new Error(`rate-limit window of one principal still contended after ${CAS_ATTEMPTS} attempts`);
   }
+
+  private remember(principal: string, stored: Stored): void {
+    this.known.delete(principal); // re-inserted last: the map's first key is the least recently counted
+    this.known.set(principal, stored);
+    if (this.known.size > KNOWN_WINDOWS) this.known.delete(this.known.keys().next().value as string);
+  }
+}
+
+/** The principal's stored window and revision (an entry that is no window counts as none, on its revision). */
+async function read(kv: KV, principal: string): Promise<Stored> {
+  const entry = await kv.get(principal);
+  if (!entry) return { window: undefined, revision: 0 };
+  const parsed = entry.operation === 'PUT' ? Window.safeParse(safeJson(entry.string())) : undefined;
+  return { window: parsed?.success ? parsed.data : undefined, revision: entry.revision };
 }
 
 function safeJson(text: string): unknown {

@@ -64,7 +64,10 @@ class MemoryStore {
 
 const silentTrace = () =>
   new GoalTrace(
-    { publish: (e: TraceEvent) => Promise.resolve(e) } as unknown as TracePublisher,
+    {
+      publish: (e: TraceEvent) => Promise.resolve(e),
+      publishAll: (lot: unknown[]) => Promise.resolve(lot.map(() => ({ status: 'fulfilled' }))),
+    } as unknown as TracePublisher,
     'g-1',
     'g-1',
     log,

@@ -65,19 +65,25 @@ export class GoalCheckpoint {
   write(change: (current: GoalRecord) => Partial<GoalRecord>, reason?: string): Promise<GoalRecord> {
     const run = async () => {
       let statusChange: { from: GoalStatus; to: GoalStatus } | undefined;
-      const next = await this.store.mutate(this.latest.goalId, (current) => {
-        if (this.superseded(current, true)) {
-          this.onSuperseded();
-          throw new PursuitStopped({ kind: 'superseded' });
-        }
-        const patch = change(current);
-        const to = patch.status ?? current.status;
-        if (to !== current.status && !canTransition(current.status, to)) {
-          throw new Error(`goal ${current.goalId}: status ${current.status} cannot become ${to}`);
-        }
-        statusChange = to !== current.status ? { from: current.status, to } : undefined;
-        return fitRecord({ ...current, ...patch, updatedAt: new Date().toISOString() });
-      });
+      const next = await this.store.mutate(
+        this.latest.goalId,
+        (current) => {
+          if (this.superseded(current, true)) {
+            this.onSuperseded();
+            throw new PursuitStopped({ kind: 'superseded' });
+          }
+          const patch = change(current);
+          const to = patch.status ?? current.status;
+          if (to !== current.status && !canTransition(current.status, to)) {
+            throw new Error(`goal ${current.goalId}: status ${current.status} cannot become ${to}`);
+          }
+          statusChange = to !== current.status ? { from: current.status, to } : undefined;
+          return fitRecord({ ...current, ...patch, updatedAt: new Date().toISOString() });
+          // The record this pursuit last read or wrote is tried first (one round trip); a conflict re-reads.
+        },
+        undefined,
+        this.latest,
+      );
       this.latest = next;
       if (statusChange) {
         this.trace.emit({

@@ -50,7 +50,7 @@ export async function pursueGoal(
         await settleFinished(record, deps);
         return deliveryOf(FINISHED);
       }
-      await publisher.resume(record.goalId); // continue the numbering of whoever traced this goal before
+      await publisher.continueNumbering(record.goalId); // after whoever traced this goal before
       unfollow.push(stop.follow(held.lost, { kind: 'lease_lost' }));
       return await new PursuitRun(submission, record, delivery, deps, stop).execute();
     } finally {

@@ -1,4 +1,4 @@
-import type { ContextLogger, TraceDraft, TracePublisher } from '@novelrag/bus';
+import type { ContextLogger, QueuedTrace, TraceDraft, TracePublisher } from '@novelrag/bus';
 import type {
   ActionDecision,
   DiscoveryPlan,
@@ -7,17 +7,23 @@ import type {
   RefinementPlan,
   TokenUsage,
 } from '@novelrag/contracts';
+import { activeContext } from '@novelrag/telemetry';
 import type { ContextStats, LlmCallInfo, LoopObserver } from '../loop';
+
+/** Events published together at most (their acks awaited together). */
+const MAX_LOT = 32;
 
 type Distribute<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A trace event as a goal's code writes it: goal, thread and step are filled in here. */
 export type GoalTraceDraft = Distribute<TraceDraft, 'goalId' | 'threadId' | 'step'> & { step?: number };
 
 /**
- * The trace of one goal: events are published strictly one after another (the publisher numbers them, so two
- * concurrent publishes would race for the same seq), in the order `emit` was called. `emit` never throws and never
- * blocks; `flush` waits until everything emitted so far is stored. A failed publish is logged and skipped: losing a
- * trace event must not stop a pursuit (the seq gap shows it).
+ * The trace of one goal: events are numbered and stored in the order `emit` was called. What was emitted while the
+ * previous lot was being stored is published as the next lot (at most MAX_LOT events, sent at once, acks awaited
+ * together: `TracePublisher.publishAll`), so a burst of events costs one round trip, not one each. Each event keeps the
+ * trace context it was emitted in. `emit` never throws and never blocks; `flush` waits until everything emitted so far
+ * is stored. A failed publish is logged and skipped: losing a trace event must not stop a pursuit (the seq gap shows
+ * it).
  *
  * It is also the loop's observer: every callback becomes the trace event of the same name, and LLM calls are summed
  * into the goal's token usage.
@@ -25,7 +31,8 @@ export type GoalTraceDraft = Distribute<TraceDraft, 'goalId' | 'threadId' | 'ste
 export class GoalTrace implements LoopObserver {
   /** The step the next loop events belong to (the number of steps executed so far). */
   step = 0;
-  private chain: Promise<void> = Promise.resolve();
+  private readonly queue: QueuedTrace[] = [];
+  private pumping: Promise<void> | undefined;
   private tokens: TokenUsage;
 
   constructor(
@@ -45,24 +52,36 @@ export class GoalTrace implements LoopObserver {
 
   emit(draft: GoalTraceDraft): void {
     const event = { ...draft, goalId: this.goalId, threadId: this.threadId } as TraceDraft;
-    this.chain = this.chain.then(
-      () =>
-        this.publisher.publish(event).then(
-          () => undefined,
-          (err: unknown) =>
-            this.log.warn('trace event not published', {
-              goalId: this.goalId,
-              kind: draft.kind,
-              error: err instanceof Error ? err.message : String(err),
-            }),
-        ),
-      () => undefined,
-    );
+    this.queue.push({ draft: event, context: activeContext() });
+    this.pumping ??= this.pump();
   }
 
   /** Waits (bounded by the publisher's own timeouts) until every event emitted so far is stored. */
   flush(): Promise<void> {
-    return this.chain;
+    return this.pumping ?? Promise.resolve();
+  }
+
+  /** Publishes the queue lot by lot until it is empty. */
+  private async pump(): Promise<void> {
+    await Promise.resolve(); // the events emitted in the same turn join the first lot
+    while (this.queue.length > 0) {
+      const lot = this.queue.splice(0, MAX_LOT);
+      const results = await this.publisher
+        .publishAll(lot)
+        .catch((err: unknown) =>
+          lot.map((): PromiseSettledResult<unknown> => ({ status: 'rejected', reason: err })),
+        );
+      results.forEach((result, i) => {
+        if (result.status === 'fulfilled') return;
+        const err: unknown = result.reason;
+        this.log.warn('trace event not published', {
+          goalId: this.goalId,
+          kind: lot[i]?.draft.kind,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      });
+    }
+    this.pumping = undefined;
   }
 
   /** Loop events carry the current step. */

@@ -55,11 +55,17 @@ interface Route {
  * answer goes back to the tool (`{approved}`, `{text}`, `{timedOut}`, or the error the context raised: CANCELLED,
  * UNAVAILABLE, ...). A message of an invocation that does not run now is not routed: an event is ignored, a question
  * is answered CANCELLED. Invalid messages are dropped (a question gets VALIDATION_FAILED). A model call a tool reports
- * goes to that call's `modelCall`. Subscribed only while at least one call runs. Nothing here throws into the connection.
+ * goes to that call's `modelCall`. Subscribed while calls run and for SUBSCRIPTION_LINGER_MS after the last one ended
+ * (a goal's next call, usually soon, reuses the subscriptions instead of subscribing and unsubscribing twice per call).
+ * Nothing here throws into the connection.
  */
+/** How long a goal's runtime and question subscriptions outlive its last call (see CallRouter). */
+export const SUBSCRIPTION_LINGER_MS = 5_000;
+
 export class CallRouter {
   private readonly routes = new Map<string, Route>();
   private subs: Subscription[] = [];
+  private linger: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -75,13 +81,23 @@ export class CallRouter {
   ): CallMessages {
     const route: Route = { invocation, ctx, traceContext: activeContext(), modelCall };
     this.routes.set(invocation.invocationId, route);
+    clearTimeout(this.linger);
     if (this.subs.length === 0) this.subscribe(invocation);
     return {
       close: () => {
         if (this.routes.get(invocation.invocationId) === route) this.routes.delete(invocation.invocationId);
-        if (this.routes.size === 0) for (const sub of this.subs.splice(0)) sub.unsubscribe();
+        if (this.routes.size > 0) return;
+        clearTimeout(this.linger);
+        this.linger = setTimeout(() => this.unsubscribe(), SUBSCRIPTION_LINGER_MS);
+        this.linger.unref();
       },
     };
+  }
+
+  /** Ends the subscriptions now (no call runs, or the goal is over). */
+  unsubscribe(): void {
+    clearTimeout(this.linger);
+    if (this.routes.size === 0) for (const sub of this.subs.splice(0)) sub.unsubscribe();
   }
 
   /** The call running now under that invocation id, if any. */

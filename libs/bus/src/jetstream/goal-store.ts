@@ -63,8 +63,9 @@ export class KvGoalStore implements GoalStore {
     goalId: string,
     change: (current: GoalRecord) => GoalRecord | null,
     retries = 5,
+    known?: GoalRecord,
   ): Promise<GoalRecord> {
-    return mutateGoal(this, goalId, change, retries);
+    return mutateGoal(this, goalId, change, retries, known);
   }
 
   async list(query: GoalListQuery = {}): Promise<GoalPage> {

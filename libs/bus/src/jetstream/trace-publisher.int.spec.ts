@@ -163,6 +163,49 @@ describe('TracePublisher (real JetStream)', () => {
     expect(await new TracePublisher(nc, options).resume('gx')).toEqual({ next: 0, kinds: new Set() });
   });
 
+  it('continues the numbering from the last stored message, reading the whole trace only when that is no event', async () => {
+    const first = new TracePublisher(nc, options);
+    await first.publish(draft('gn'));
+    await first.publish(draft('gn'));
+    expect(await new TracePublisher(nc, options).continueNumbering('gn')).toBe(2);
+    expect(await new TracePublisher(nc, options).continueNumbering('gn-none')).toBe(0);
+    nc.publish(`${root}.gn.junk`, 'not json');
+    await nc.flush();
+    const next = new TracePublisher(nc, options);
+    expect(await next.continueNumbering('gn')).toBe(2);
+    expect((await next.publish(draft('gn'))).seq).toBe(2);
+  });
+
+  it('publishes a lot at once in order and without gaps; an invalid event gets no seq', async () => {
+    const publisher = new TracePublisher(nc, options);
+    await publisher.publish(asking('gl', 'before'));
+    const lot = ['a', 'b', 'invalid', 'c'].map((request) => ({
+      draft: request === 'invalid' ? ({ ...draft('gl'), source: 'martian' } as never) : asking('gl', request),
+    }));
+    const results = await publisher.publishAll(lot);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((await stored('gl')).map((e) => [e.seq, 'request' in e ? e.request : null])).toEqual([
+      [0, 'before'],
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ]);
+    expect((await publisher.publish(asking('gl', 'after'))).seq).toBe(4);
+  });
+
+  it('publishes a lot whose seqs another publisher took after it, in order, losing none', async () => {
+    const stale = new TracePublisher(nc, options);
+    await stale.continueNumbering('gt');
+    const current = new TracePublisher(nc, options);
+    await current.publish(asking('gt', 'x'));
+    await current.publish(asking('gt', 'y'));
+    const results = await stale.publishAll(['a', 'b', 'c'].map((r) => ({ draft: asking('gt', r) })));
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.seq : null))).toEqual([3, 4, 5]);
+    const requests = (await stored('gt')).map((e) => ('request' in e ? e.request : null));
+    // `c` landed under seq 2 before the lot was found to overlap: it is stored again after `a` and `b`.
+    expect(requests).toEqual(['x', 'y', 'c', 'a', 'b', 'c']);
+  });
+
   it('moves on to the next seq when another message already holds the one it was given', async () => {
     const stale = new TracePublisher(nc, options);
     await stale.resume('gg');

@@ -1,7 +1,7 @@
-import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
+import { DeliverPolicy, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SCHEMA_VERSION, Streams, Subjects, TraceEvent, type TraceKind } from '@novelrag/contracts';
-import { activeTraceIds } from '@novelrag/telemetry';
+import { type Context, activeTraceIds, runInContext } from '@novelrag/telemetry';
 import { withTraceHeaders } from '../trace-headers';
 
 type WithoutEnvelope<T> = T extends unknown
@@ -18,6 +18,12 @@ export interface TracePublisherOptions {
   readonly timeoutMs?: number;
   /** Delay before the first re-publish of an event whose publish failed (doubled for each further one; default 250). */
   readonly retryDelayMs?: number;
+}
+
+/** A trace event to publish, with the trace context it was written in (its trace and span ids, its headers). */
+export interface QueuedTrace {
+  readonly draft: TraceDraft;
+  readonly context?: Context;
 }
 
 /** What `resume` found of a goal's stored trace. */
@@ -43,11 +49,29 @@ const MAX_TAKEN_SEQS = 3;
  */
 export class TracePublisher {
   private readonly next = new Map<string, number>();
+  private jsm: JetStreamManager | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly options: TracePublisherOptions = {},
   ) {}
+
+  /**
+   * Continues the goal's numbering after its newest stored event, in one round trip: the last message on the goal's
+   * subjects (stream order is publish order). Only when that message is not a trace event of the goal (anyone may
+   * publish there) does it read the whole stored trace (`resume`).
+   */
+  async continueNumbering(goalId: string): Promise<number> {
+    this.jsm ??= await jetstreamManager(this.nc, { checkAPI: false });
+    const last = await this.jsm.streams.getMessage(this.options.stream ?? Streams.trace.name, {
+      last_by_subj: (this.options.goalFilter ?? Subjects.traceOfGoal)(goalId),
+    });
+    const parsed = last ? TraceEvent.safeParse(parseJson(last.data)) : undefined;
+    if (parsed && !(parsed.success && parsed.data.goalId === goalId)) return (await this.resume(goalId)).next;
+    const next = parsed?.success ? parsed.data.seq + 1 : 0;
+    this.next.set(goalId, next);
+    return next;
+  }
 
   /**
    * Reads the goal's stored trace so numbering continues after its newest event. It reads the last event of each kind
@@ -90,13 +114,10 @@ export class TracePublisher {
    * trace): the event then takes the next seq instead of being de-duplicated away.
    */
   async publish(draft: TraceDraft): Promise<TraceEvent> {
-    let event = TraceEvent.parse({
-      ...activeTraceIds(),
-      ...draft,
-      schemaVersion: SCHEMA_VERSION,
-      seq: this.next.get(draft.goalId) ?? (await this.resume(draft.goalId)).next,
-      at: draft.at ?? new Date().toISOString(),
-    });
+    let event = this.eventOf(
+      draft,
+      this.next.get(draft.goalId) ?? (await this.continueNumbering(draft.goalId)),
+    );
     for (let taken = 0; ; taken++) {
       let stored: boolean;
       try {
@@ -110,18 +131,79 @@ export class TracePublisher {
     }
   }
 
-  /** Publishes `event` until acked (bounded); false when its seq was already taken by another message. */
-  private async store(event: TraceEvent): Promise<boolean> {
+  /**
+   * Publishes events of ONE goal under consecutive seqs, all sent at once (in order on the connection, so the stream
+   * stores them in seq order) and their acks awaited together: one round trip for the lot instead of one each. An
+   * event whose first publish failed is re-published under its seq (as `publish` does); an invalid one is rejected
+   * without a seq. When a seq was taken by another message, that event and the rest of the lot are published again,
+   * one by one, after the lot (an event of the rest that had landed is then stored twice: none is lost, none comes
+   * before an event emitted earlier). Settles each draft's result in order.
+   */
+  async publishAll(items: readonly QueuedTrace[]): Promise<PromiseSettledResult<TraceEvent>[]> {
+    const results: PromiseSettledResult<TraceEvent>[] = new Array(items.length);
+    const goalId = items[0]?.draft.goalId;
+    if (goalId === undefined) return results;
+    const base = this.next.get(goalId) ?? (await this.continueNumbering(goalId));
+    const lot: Lot[] = [];
+    items.forEach(({ draft, context }, index) => {
+      try {
+        if (draft.goalId !== goalId) throw new Error(`trace events of ${draft.goalId} in a lot of ${goalId}`);
+        lot.push({ index, context, event: this.eventOf(draft, base + lot.length, context) });
+      } catch (reason) {
+        results[index] = { status: 'rejected', reason };
+      }
+    });
+    this.next.set(goalId, base + lot.length);
+    const firsts = await Promise.allSettled(lot.map(({ event, context }) => this.send(event, context)));
+    for (const [i, { index, event, context }] of lot.entries()) {
+      const first = firsts[i];
+      if (first?.status === 'fulfilled' && !first.value) {
+        results[index] = { status: 'fulfilled', value: event };
+      } else if (first?.status === 'rejected') {
+        results[index] = await settled(this.store(event, 2, context).then(() => event));
+      } else {
+        // Its seq is taken: it and the rest go after the lot, one by one.
+        for (const rest of lot.slice(i)) {
+          const again = () => this.publish(rest.event);
+          results[rest.index] = await settled(rest.context ? runInContext(rest.context, again) : again());
+        }
+        break;
+      }
+    }
+    return results;
+  }
+
+  private eventOf(draft: TraceDraft, seq: number, context?: Context): TraceEvent {
+    return TraceEvent.parse({
+      ...activeTraceIds(context),
+      ...draft,
+      schemaVersion: SCHEMA_VERSION,
+      seq,
+      at: draft.at ?? now(),
+    });
+  }
+
+  /** One publish of `event`; resolves to whether the stream reported its msg id as a duplicate. */
+  private async send(event: TraceEvent, context?: Context): Promise<boolean> {
     const subject = (this.options.subjectOf ?? Subjects.trace)(event.goalId, event.kind);
     const js = jetstream(this.nc, { timeout: this.options.timeoutMs ?? 5_000 });
-    for (let attempt = 1; ; attempt++) {
+    const headers = context ? runInContext(context, () => withTraceHeaders()) : withTraceHeaders();
+    const ack = await js.publish(subject, JSON.stringify(event), {
+      msgID: `${event.goalId}:${event.seq}`,
+      ...(headers ? { headers } : {}),
+    });
+    return ack.duplicate;
+  }
+
+  /**
+   * Publishes `event` until acked (bounded), counting from `firstAttempt`; false when its seq was already taken by
+   * another message (a duplicate ack to a first attempt).
+   */
+  private async store(event: TraceEvent, firstAttempt = 1, context?: Context): Promise<boolean> {
+    for (let attempt = firstAttempt; ; attempt++) {
       try {
-        const headers = withTraceHeaders();
-        const ack = await js.publish(subject, JSON.stringify(event), {
-          msgID: `${event.goalId}:${event.seq}`,
-          ...(headers ? { headers } : {}),
-        });
-        return !(ack.duplicate && attempt === 1);
+        const duplicate = await this.send(event, context);
+        return !(duplicate && attempt === 1);
       } catch (err) {
         if (attempt >= PUBLISH_ATTEMPTS) throw err;
         await delay((this.options.retryDelayMs ?? 250) * 2 ** (attempt - 1));
@@ -141,6 +223,23 @@ function parseJson(data: Uint8Array): unknown {
   } catch {
     return undefined;
   }
+}
+
+interface Lot {
+  readonly index: number;
+  readonly event: TraceEvent;
+  readonly context: Context | undefined;
+}
+
+function settled<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return promise.then(
+    (value): PromiseSettledResult<T> => ({ status: 'fulfilled', value }),
+    (reason: unknown): PromiseSettledResult<T> => ({ status: 'rejected', reason }),
+  );
+}
+
+function now(): string {
+  return new Date().toISOString();
 }
 
 function delay(ms: number): Promise<void> {

@@ -29,7 +29,9 @@ export interface GoalPage {
  *   when it changed (or the record carries no revision). It does not create.
  * - `delete` removes a goal (a submission rolled back); deleting a missing goal is not an error.
  * - `mutate` is read-modify-write with `retries` re-reads on CONFLICT (`change` returning null writes nothing and
- *   returns the current record; an error thrown by `change` propagates); NOT_FOUND for an unknown goal.
+ *   returns the current record; an error thrown by `change` propagates); NOT_FOUND for an unknown goal. Given the
+ *   record the caller last read or wrote (`known`, with its revision), the first attempt applies `change` to it without
+ *   reading: one round trip instead of two when nobody wrote since, a re-read and a retry when somebody did.
  * - `list` pages newest first (createdAt, then goal id, both descending), filtered by status and thread;
  *   VALIDATION_FAILED for a cursor it did not issue.
  */
@@ -42,6 +44,7 @@ export interface GoalStore {
     goalId: string,
     change: (current: GoalRecord) => GoalRecord | null,
     retries?: number,
+    known?: GoalRecord,
   ): Promise<GoalRecord>;
   list(query?: GoalListQuery): Promise<GoalPage>;
 }
@@ -52,15 +55,39 @@ export async function mutateGoal(
   goalId: string,
   change: (current: GoalRecord) => GoalRecord | null,
   retries = 5,
+  known?: GoalRecord,
 ): Promise<GoalRecord> {
+  // A known record without a revision cannot be compared-and-swapped: read it.
+  let guess = known?.goalId === goalId && known.revision !== undefined ? known : undefined;
   for (let attempt = 0; ; attempt++) {
-    const current = await store.get(goalId);
+    const current = guess ?? (await store.get(goalId));
     if (!current) throw BusError.of('NOT_FOUND', `goal ${goalId} does not exist`, { goalId });
-    const next = change(current);
+    let next: GoalRecord | null;
+    try {
+      next = change(current);
+    } catch (err) {
+      if (guess === undefined) throw err;
+      guess = undefined; // refused on what may be an old record: decide on the stored one
+      attempt--;
+      continue;
+    }
+    // Nothing to write is decided on the stored record, not on a guess.
+    if (!next && guess !== undefined) {
+      guess = undefined;
+      attempt--;
+      continue;
+    }
     if (!next) return current;
     try {
       return await store.update({ ...next, revision: current.revision });
     } catch (err) {
+      const stale = guess !== undefined;
+      guess = undefined;
+      // A stale guess is no failed attempt: the stored record was never read.
+      if (err instanceof BusError && err.code === 'CONFLICT' && stale) {
+        attempt--;
+        continue;
+      }
       if (err instanceof BusError && err.code === 'CONFLICT' && attempt < retries) continue;
       throw err;
     }

@@ -29,8 +29,17 @@ export interface ThreadStore {
   finishGoal(threadId: string, entry: ThreadHistoryEntry, workspace?: WorkspaceState): Promise<ThreadRecord>;
 }
 
-/** The ThreadStore over compare-and-swap cells (the KV store and its in-memory twin differ only in their cells). */
+/** Threads whose record this store remembers (the least recently used is forgotten first). */
+const KNOWN_THREADS = 256;
+
+/**
+ * The ThreadStore over compare-and-swap cells (the KV store and its in-memory twin differ only in their cells). It
+ * remembers the record it last read or wrote of each thread: an update is tried on it first (one round trip: the
+ * lease holder is the only writer, so it is usually current), and a lost race re-reads.
+ */
 export class CasThreadStore implements ThreadStore {
+  private readonly known = new Map<string, ThreadRecord>();
+
   constructor(
     private readonly cells: CasCells,
     private readonly keyOf: (threadId: string) => string,
@@ -38,22 +47,43 @@ export class CasThreadStore implements ThreadStore {
 
   async get(threadId: string): Promise<ThreadRecord> {
     const { value, revision } = await this.cells.read(this.keyOf(threadId));
-    if (value === undefined) return fresh(threadId);
-    const parsed = ThreadRecord.safeParse({ ...(value as object), revision });
-    return parsed.success ? parsed.data : { ...fresh(threadId), revision };
+    const parsed =
+      value === undefined ? undefined : ThreadRecord.safeParse({ ...(value as object), revision });
+    const record =
+      value === undefined
+        ? fresh(threadId)
+        : parsed?.success
+          ? parsed.data
+          : { ...fresh(threadId), revision };
+    this.remember(record);
+    return record;
   }
 
   async update(threadId: string, change: (current: ThreadRecord) => ThreadRecord): Promise<ThreadRecord> {
+    let guess = this.known.get(threadId);
     for (let attempt = 0; attempt <= 5; attempt++) {
-      const current = await this.get(threadId);
+      const current = guess ?? (await this.get(threadId));
       const { revision: _revision, ...body } = ThreadRecord.parse({
         ...change(current),
         updatedAt: new Date().toISOString(),
       });
       const next = await this.cells.write(this.keyOf(threadId), JSON.stringify(body), current.revision);
-      if (next !== null) return { ...body, revision: next };
+      if (next !== null) {
+        const stored = { ...body, revision: next };
+        this.remember(stored);
+        return stored;
+      }
+      if (guess) attempt--; // a remembered record that was no longer current is no lost race: read it now
+      guess = undefined;
+      this.known.delete(threadId);
     }
     throw BusError.of('CONFLICT', `thread ${threadId} kept changing while it was updated`, { threadId });
+  }
+
+  private remember(record: ThreadRecord): void {
+    this.known.delete(record.threadId);
+    this.known.set(record.threadId, record);
+    if (this.known.size > KNOWN_THREADS) this.known.delete(this.known.keys().next().value as string);
   }
 
   saveWorkspace(threadId: string, workspace: WorkspaceState): Promise<ThreadRecord> {

@@ -44,8 +44,9 @@ export class InMemoryGoalStore implements GoalStore {
     goalId: string,
     change: (current: GoalRecord) => GoalRecord | null,
     retries = 5,
+    known?: GoalRecord,
   ): Promise<GoalRecord> {
-    return mutateGoal(this, goalId, change, retries);
+    return mutateGoal(this, goalId, change, retries, known);
   }
 
   list(query: GoalListQuery = {}): Promise<GoalPage> {

@@ -73,6 +73,43 @@ export function describeGoalStoreContract(name: string, factory: ContractFactory
       ).rejects.toBe(refused);
     });
 
+    it('mutate applies the change to a known record, and to the stored one when the known one is old', async () => {
+      const created = await store().create({ ...base, goalId: 'g-known', beliefs: [] });
+      const first = await store().mutate(
+        'g-known',
+        (g) => ({ ...g, beliefs: [...g.beliefs, 'a'] }),
+        0,
+        created,
+      );
+      expect(first.beliefs).toEqual(['a']);
+      // Someone else wrote since `first`: the change given the old `created` lands on the stored record, losing nothing.
+      await store().mutate('g-known', (g) => ({ ...g, cancelRequested: true }));
+      const seen: boolean[] = [];
+      const last = await store().mutate(
+        'g-known',
+        (g) => {
+          seen.push(g.cancelRequested);
+          return { ...g, beliefs: [...g.beliefs, 'b'] };
+        },
+        0,
+        first,
+      );
+      expect(seen).toEqual([false, true]);
+      expect(last).toMatchObject({ beliefs: ['a', 'b'], cancelRequested: true });
+      expect(await store().get('g-known')).toEqual(last);
+      // A change refused on the known record is decided again on the stored one.
+      const decided = await store().mutate(
+        'g-known',
+        (g) => {
+          if (!g.cancelRequested) throw new Error('refused on the old record');
+          return null;
+        },
+        0,
+        created,
+      );
+      expect(decided).toEqual(last);
+    });
+
     it('lists newest first with filters and cursor pagination', async () => {
       for (let i = 0; i < 5; i++) {
         await store().create({

@@ -60,6 +60,16 @@ export function describeThreadStoreContract(
       expect((await store().get('t3')).history.map((h) => h.goalId).sort()).toEqual(['a', 'b', 'c']);
     });
 
+    it('keeps a change written elsewhere since its own last write (another instance, a raw put)', async () => {
+      const mine = await store().finishGoal('t6', entry('g1'));
+      await harness().putRaw(
+        't6',
+        JSON.stringify({ ...mine, revision: undefined, history: [...mine.history, entry('elsewhere')] }),
+      );
+      await store().finishGoal('t6', entry('g2'));
+      expect((await store().get('t6')).history.map((h) => h.goalId)).toEqual(['g1', 'elsewhere', 'g2']);
+    });
+
     it('starts over from an unreadable record, and the next write replaces it', async () => {
       await harness().putRaw('t4', JSON.stringify({ threadId: 't4', history: 'not a list' }));
       const thread = await store().get('t4');
