@@ -59,6 +59,9 @@ export class AppModule {
                         baseUrl: env.NOVELRAG_IMAGE_API_BASE_URL,
                         apiKey: env.NOVELRAG_IMAGE_API_KEY,
                         model: env.NOVELRAG_IMAGE_MODEL,
+                        ...(env.NOVELRAG_IMAGE_RESPONSE_FORMAT === 'none'
+                          ? {}
+                          : { responseFormat: env.NOVELRAG_IMAGE_RESPONSE_FORMAT }),
                         timeoutMs: env.NOVELRAG_IMAGE_TIMEOUT_MS,
                       },
                     }

@@ -77,7 +77,22 @@ export const ToolRunnerEnv = z
       .describe(
         'API key of `NOVELRAG_IMAGE_API_BASE_URL` (unset: a placeholder, for local servers that need none).',
       ),
-    NOVELRAG_IMAGE_MODEL: z.string().min(1).default('gpt-image-1').describe('Model of `image_generation`.'),
+    NOVELRAG_IMAGE_MODEL: z
+      .string()
+      .min(1)
+      .default('dall-e-3')
+      .describe(
+        'Model of `image_generation`. The default answers with URLs; models that answer only with inline base64 ' +
+          '(e.g. `gpt-image-1`) need `NOVELRAG_IMAGE_RESPONSE_FORMAT=none` and fit only small images (inline data is ' +
+          'bounded).',
+      ),
+    NOVELRAG_IMAGE_RESPONSE_FORMAT: z
+      .enum(['url', 'b64_json', 'none'])
+      .default('url')
+      .describe(
+        '`response_format` sent to the images API: `url` (the provider hosts the image; the tool returns its address), ' +
+          '`b64_json`, or `none` to send none (for models that refuse the parameter).',
+      ),
     NOVELRAG_IMAGE_TIMEOUT_MS: int(1_000, 10 * 60_000)
       .default(120_000)
       .describe('Bound on one `image_generation` request (the provider is not asked again).'),

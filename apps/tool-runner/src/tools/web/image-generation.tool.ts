@@ -66,7 +66,7 @@ export function imageGenerationTool(config: ImageApiConfig | undefined): HostedT
         if (inline > MAX_INLINE_IMAGE_CHARS)
           return toolError(
             `the provider answered with ${inline} characters of inline image data (at most ` +
-              `${MAX_INLINE_IMAGE_CHARS}); configure it to answer with URLs`,
+              `${MAX_INLINE_IMAGE_CHARS}); use a model that answers with URLs (NOVELRAG_IMAGE_RESPONSE_FORMAT=url)`,
             'PAYLOAD_TOO_LARGE',
           );
         return toolResult(JSON.stringify({ images }));
@@ -99,6 +99,7 @@ async function generate(
         prompt: String(params['prompt']),
         n: Number(params['n'] ?? 1),
         ...(typeof params['size'] === 'string' ? { size: params['size'] as 'auto' } : {}),
+        ...(config.responseFormat ? { response_format: config.responseFormat } : {}),
       },
       { signal: AbortSignal.any([signal, deadline]) },
     );

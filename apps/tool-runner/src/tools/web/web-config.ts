@@ -4,6 +4,8 @@ export interface ImageApiConfig {
   readonly apiKey?: string;
   readonly model: string;
   readonly timeoutMs: number;
+  /** The `response_format` asked for (`url` keeps answers small); absent: none sent (models that refuse it). */
+  readonly responseFormat?: 'url' | 'b64_json';
 }
 
 /** How the web tools reach the web (from the tool-runner's `NOVELRAG_WEB_*` and `NOVELRAG_IMAGE_*` settings). */

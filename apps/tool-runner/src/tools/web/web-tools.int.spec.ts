@@ -56,7 +56,13 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
         allowPrivate: true,
         searchUrl: `${base}/search`,
         imageSearchUrl: `${base}/images`,
-        images: { baseUrl: `${base}/v1`, apiKey: 'sk-images', model: 'img-1', timeoutMs: 1_500 },
+        images: {
+          baseUrl: `${base}/v1`,
+          apiKey: 'sk-images',
+          model: 'img-1',
+          timeoutMs: 1_500,
+          responseFormat: 'url',
+        },
         timeoutMs: 1_500,
         maxBytes: 4_096,
       },
@@ -273,6 +279,7 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
       prompt: 'an ash road at dawn',
       n: 1,
       size: '1024x1024',
+      response_format: 'url', // a URL answer stays small; inline base64 of a full image would be refused
     });
     expect(auth[0]).toBe('Bearer sk-images');
 
@@ -297,7 +304,7 @@ describe('the web and random tools over real NATS (local HTTP servers)', () => {
 
     answer = respond({ created: 1, data: [{ b64_json: 'A'.repeat(MAX_INLINE_IMAGE_CHARS) }] });
     await expect(generate({})).resolves.toMatchObject(
-      failed('PAYLOAD_TOO_LARGE', 'configure it to answer with URLs'),
+      failed('PAYLOAD_TOO_LARGE', 'use a model that answers with URLs'),
     );
     answer = respond({ created: 1, data: [] });
     await expect(generate({})).resolves.toMatchObject(failed('TOOL_FAILED', 'did not answer with images'));
