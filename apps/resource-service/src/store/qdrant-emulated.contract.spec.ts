@@ -163,6 +163,65 @@ describe(`${SUITE}: focused checks`, () => {
     await resumed.close();
   });
 
+  it('loses no point when the old size comes back after a resize crashed while staging fills or after it was committed', async () => {
+    const collection = newName('revert');
+    const first = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    await first.upsert([
+      makeItem(makeRecord('/character/alice', { name: 'Alice' })),
+      makeItem(makeRecord('/character/bob', { name: 'Bob' })),
+    ]);
+    await first.close();
+    // A resize to 16 crashed while filling the staging collection: it holds one of the two points; the old
+    // collection is whole. The embedding model is then set back to the old size.
+    await client.createCollection(`${collection}_resize`, {
+      vectors: { dense: { size: 16, distance: 'Cosine' } },
+      sparse_vectors: { bm25: { modifier: 'idf' } },
+    });
+    const partial = makeItem(makeRecord('/character/alice', { name: 'Alice' }), null);
+    await client.upsert(`${collection}_resize`, { wait: true, points: [elementPoint(partial)] });
+    const reverted = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    const loaded = await reverted.load();
+    expect(loaded.records.map(({ record }) => record.uri)).toEqual(['/character/alice', '/character/bob']);
+    // Nothing was re-embedded away: the stored hashes are kept.
+    expect(loaded.records.every(({ hash }) => hash !== '')).toBe(true);
+    expect((await client.collectionExists(`${collection}_resize`)).exists).toBe(false);
+    await reverted.close();
+
+    // A resize to 16 crashed after the old collection was deleted and created again at 16 with one of the points:
+    // staging (16) holds them all, and the old size coming back must finish from it, not drop it.
+    const point = (uri: string, name: string) => elementPoint(makeItem(makeRecord(uri, { name }), null));
+    await client.deleteCollection(collection);
+    for (const name of [collection, `${collection}_resize`])
+      await client.createCollection(name, {
+        vectors: { dense: { size: 16, distance: 'Cosine' } },
+        sparse_vectors: { bm25: { modifier: 'idf' } },
+      });
+    await client.upsert(`${collection}_resize`, {
+      wait: true,
+      points: [point('/character/alice', 'Alice'), point('/character/bob', 'Bob')],
+    });
+    await client.upsert(collection, { wait: true, points: [point('/character/alice', 'Alice')] });
+    const finished = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    expect((await finished.load()).records.map(({ record }) => record.uri)).toEqual([
+      '/character/alice',
+      '/character/bob',
+    ]);
+    expect((await client.collectionExists(`${collection}_resize`)).exists).toBe(false);
+    await finished.close();
+  });
+
   describe('emulated Qdrant semantics', () => {
     const collection = newName('semantics');
     const sparse = (indices: number[], values: number[]) => ({ indices, values });

@@ -34,15 +34,21 @@ export async function denseSize(client: QdrantPort, name: string): Promise<numbe
  * otherwise. A Qdrant collection's vector size is fixed, so its points move through a staging collection
  * `<collection>_resize` of the new size: stored points are rebuilt into it (payload only is read back), the old
  * collection is deleted and created again at the new size, and the staging points are rebuilt into it. A crash while
- * staging fills leaves the old collection whole (staging is started over); after the old one is deleted, staging
- * holds every point and the next open finishes from it. Sizes never mix in one collection.
+ * staging fills leaves the old collection whole (a collection of another size than staging's: staging is dropped, and
+ * filled again if the wanted size still differs); after the old one is deleted (the collection absent or of staging's
+ * size), staging holds every point and the next open finishes from it, at whatever size is wanted then. Sizes never
+ * mix in one collection.
  */
 export async function resizeCollection(resize: CollectionResize): Promise<void> {
   const { client, collection, dimensions, log } = resize;
   const staging = `${collection}_resize`;
   const size = await denseSize(client, collection);
-  let staged = (await client.collectionExists(staging)).exists;
-  if (staged && size !== null && size !== dimensions) {
+  const stagedSize = await denseSize(client, staging);
+  // Staging holds every point once the old collection is gone: the collection is absent or was created again at the
+  // staging's size. Next to a collection of another size it is a filling that a crash interrupted (whatever size is
+  // wanted now, e.g. the old one again): dropped, the collection being whole.
+  let staged = stagedSize !== null;
+  if (staged && size !== null && size !== stagedSize) {
     await client.deleteCollection(staging);
     staged = false;
   }
