@@ -3,7 +3,7 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { contractEmbedder, makeItem, makeRecord, STORE_CONTRACT_DIMENSIONS } from './contract/fixtures';
 import { qdrantContractStore } from './contract/qdrant-factory';
 import { describeStoreContract } from './contract/store-contract';
-import { NAME_TERM_PREFIX } from '@novelrag/repository';
+import { LocalEmbedder, NAME_TERM_PREFIX } from '@novelrag/repository';
 import { elementPoint } from './qdrant-mapping';
 import { QdrantResourceStore } from './qdrant-store';
 import { sparseVector } from './sparse';
@@ -161,6 +161,48 @@ describe(`${SUITE}: focused checks`, () => {
     expect((await resumed.load()).records.map(({ record }) => record.uri)).toEqual(['/character/bob']);
     expect((await client.collectionExists(`${collection}_x_resize`)).exists).toBe(false);
     await resumed.close();
+  });
+
+  it('embeds each searched thread memory once when its collection is resized', async () => {
+    const collection = newName('memsize');
+    const first = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    const memory = (id: string, text: string) => ({
+      row: {
+        id,
+        threadId: 't',
+        kind: 'episodic' as const,
+        goalId: null,
+        text,
+        createdAt: '2026-11-25T00:00:00Z',
+      },
+      vector: contractEmbedder().embedOne(text),
+    });
+    await first.memory.upsertMemories([memory('m-1', 'alpha'), memory('m-2', 'beta')]);
+    await first.close();
+    const small = new LocalEmbedder(16);
+    const embedded: string[] = [];
+    const store = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: 16,
+      embed: (texts) => {
+        embedded.push(...texts);
+        return small.embed(texts);
+      },
+    });
+    expect(embedded.sort()).toEqual(['alpha', 'beta']);
+    const hits = await store.memory.searchMemories({
+      threadId: 't',
+      text: 'zzz',
+      vector: small.embedOne('alpha'),
+      limit: 1,
+    });
+    expect(hits.map((hit) => hit.row.id)).toEqual(['m-1']);
+    await store.close();
   });
 
   it('loses no point when the old size comes back after a resize crashed while staging fills or after it was committed', async () => {

@@ -16,8 +16,11 @@ export interface CollectionResize {
   readonly dimensions: number;
   /** Creates a collection of the new size with its payload indexes. */
   create(name: string): Promise<void>;
-  /** The points to write for a page of stored ones: payload kept, sparse vector rebuilt, dense vector new or none. */
-  rebuild(points: readonly StoredPoint[]): Promise<Schemas['PointStruct'][]>;
+  /**
+   * The points to write for a page of stored ones: payload kept, sparse vector rebuilt, dense vector new or none.
+   * `staging`: the points go to the staging collection, whose vectors are never read back (nothing to embed).
+   */
+  rebuild(points: readonly StoredPoint[], staging: boolean): Promise<Schemas['PointStruct'][]>;
   readonly log?: ((message: string) => void) | undefined;
 }
 
@@ -56,16 +59,21 @@ export async function resizeCollection(resize: CollectionResize): Promise<void> 
   log?.(`resizing Qdrant collection ${collection} from ${size ?? '?'} to ${dimensions} dimensions`);
   if (!staged) {
     await resize.create(staging);
-    await copyPoints(resize, collection, staging);
+    await copyPoints(resize, collection, staging, true);
   }
   if (size !== null) await client.deleteCollection(collection);
   await resize.create(collection);
-  await copyPoints(resize, staging, collection);
+  await copyPoints(resize, staging, collection, false);
   await client.deleteCollection(staging);
   log?.(`resized Qdrant collection ${collection} to ${dimensions} dimensions`);
 }
 
-async function copyPoints(resize: CollectionResize, from: string, to: string): Promise<void> {
+async function copyPoints(
+  resize: CollectionResize,
+  from: string,
+  to: string,
+  staging: boolean,
+): Promise<void> {
   const { client, log } = resize;
   let offset: Schemas['ExtendedPointId'] | undefined;
   let copied = 0;
@@ -78,7 +86,7 @@ async function copyPoints(resize: CollectionResize, from: string, to: string): P
     });
     const stored = page.points.map((point) => ({ id: point.id, payload: point.payload ?? {} }));
     if (stored.length > 0) {
-      await client.upsert(to, { wait: true, points: await resize.rebuild(stored) });
+      await client.upsert(to, { wait: true, points: await resize.rebuild(stored, staging) });
       copied += stored.length;
       log?.(`copied ${copied} points of ${from} to ${to}`);
     }
