@@ -65,6 +65,21 @@ export async function resizeTables(options: ResizeOptions): Promise<StoreTables>
   return to;
 }
 
+/** The names of the store's data tables, before (`elements`, `memories`) and after a resize (`elements_<n>`, …). */
+const DATA_TABLE = /^(elements|memories)(_[0-9]+)?$/;
+
+/**
+ * Drops the data tables `store.json` does not name: what a resize that crashed left behind (the half-filled new
+ * tables of one that died before its commit point, or the old tables of one that died after it). Never read again,
+ * they would keep a full copy of the data on disk.
+ */
+export async function dropLeftoverTables(db: lancedb.Connection, tables: StoreTables): Promise<void> {
+  const keep = new Set([tables.elements, tables.memories]);
+  for (const name of await db.tableNames()) {
+    if (DATA_TABLE.test(name) && !keep.has(name)) await db.dropTable(name);
+  }
+}
+
 function hasVector(value: unknown): boolean {
   if (value === null || value === undefined) return false;
   for (const x of value as Iterable<number>) if (x !== 0) return true;

@@ -134,6 +134,29 @@ describe('LanceDbResourceStore specifics', () => {
     check.close();
   });
 
+  it('drops the tables a crashed resize left behind, keeping those store.json names', async () => {
+    const first = await LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS });
+    await first.upsert([makeItem(makeRecord('/character/alice', { name: 'Alice' }))]);
+    await first.close();
+    // A resize to 8 died before its commit point (a half-filled elements_8), and one to 16 after it, before the old
+    // tables were dropped (store.json names elements_16 / memories_16; elements and memories are left over).
+    const db = await lancedb.connect(join(dir, 'lance'));
+    (await db.createTable('elements_8', [{ uri: 'leftover' }])).close();
+    db.close();
+    const small = await LanceDbResourceStore.open({ dir, dimensions: 16 });
+    await small.close();
+    const db2 = await lancedb.connect(join(dir, 'lance'));
+    (await db2.createTable('memories', [{ id: 'leftover' }])).close();
+    db2.close();
+
+    const reopened = await LanceDbResourceStore.open({ dir, dimensions: 16 });
+    expect((await reopened.load()).records.map(({ record }) => record.uri)).toEqual(['/character/alice']);
+    await reopened.close();
+    const check = await lancedb.connect(join(dir, 'lance'));
+    expect((await check.tableNames()).sort()).toEqual(['elements_16', 'memories_16']);
+    check.close();
+  });
+
   it('re-indexes a folder written by an older analysis when it opens (index rebuilt, terms rewritten)', async () => {
     const open = () => LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS });
     const first = await ResourceRepository.open(await open(), contractEmbedder());

@@ -23,7 +23,7 @@ import {
 import { chunks, IN_CHUNK } from './lancedb-common';
 import { LanceDbMemoryTable, memoryTableSchema } from './lancedb-memory';
 import { ANN_MIN_ROWS, ensureIdKey, ensureIndexes, ID_KEY, maintainVectorIndex } from './lancedb-indexes';
-import { resizeTables, type ResizeEmbed } from './lancedb-resize';
+import { dropLeftoverTables, resizeTables, type ResizeEmbed } from './lancedb-resize';
 import { NameCache } from './lancedb-names';
 import { StoreMeta } from './store-meta';
 import { sqlIn, sqlString } from './sql';
@@ -121,6 +121,7 @@ export class LanceDbResourceStore implements ResourceStore {
               ...(options.embed ? { embed: options.embed } : {}),
               ...(options.log ? { log: options.log } : {}),
             });
+      await dropLeftoverTables(db, tables);
       const table = (await db.tableNames()).includes(tables.elements)
         ? await db.openTable(tables.elements)
         : await db.createEmptyTable(tables.elements, tableSchema(dimensions));

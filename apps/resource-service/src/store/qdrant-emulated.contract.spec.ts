@@ -3,7 +3,7 @@ import { QdrantClient } from '@qdrant/js-client-rest';
 import { contractEmbedder, makeItem, makeRecord, STORE_CONTRACT_DIMENSIONS } from './contract/fixtures';
 import { qdrantContractStore } from './contract/qdrant-factory';
 import { describeStoreContract } from './contract/store-contract';
-import { NAME_TERM_PREFIX } from '@novelrag/repository';
+import { LocalEmbedder, NAME_TERM_PREFIX } from '@novelrag/repository';
 import { elementPoint } from './qdrant-mapping';
 import { QdrantResourceStore } from './qdrant-store';
 import { sparseVector } from './sparse';
@@ -161,6 +161,107 @@ describe(`${SUITE}: focused checks`, () => {
     expect((await resumed.load()).records.map(({ record }) => record.uri)).toEqual(['/character/bob']);
     expect((await client.collectionExists(`${collection}_x_resize`)).exists).toBe(false);
     await resumed.close();
+  });
+
+  it('embeds each searched thread memory once when its collection is resized', async () => {
+    const collection = newName('memsize');
+    const first = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    const memory = (id: string, text: string) => ({
+      row: {
+        id,
+        threadId: 't',
+        kind: 'episodic' as const,
+        goalId: null,
+        text,
+        createdAt: '2026-11-25T00:00:00Z',
+      },
+      vector: contractEmbedder().embedOne(text),
+    });
+    await first.memory.upsertMemories([memory('m-1', 'alpha'), memory('m-2', 'beta')]);
+    await first.close();
+    const small = new LocalEmbedder(16);
+    const embedded: string[] = [];
+    const store = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: 16,
+      embed: (texts) => {
+        embedded.push(...texts);
+        return small.embed(texts);
+      },
+    });
+    expect(embedded.sort()).toEqual(['alpha', 'beta']);
+    const hits = await store.memory.searchMemories({
+      threadId: 't',
+      text: 'zzz',
+      vector: small.embedOne('alpha'),
+      limit: 1,
+    });
+    expect(hits.map((hit) => hit.row.id)).toEqual(['m-1']);
+    await store.close();
+  });
+
+  it('loses no point when the old size comes back after a resize crashed while staging fills or after it was committed', async () => {
+    const collection = newName('revert');
+    const first = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    await first.upsert([
+      makeItem(makeRecord('/character/alice', { name: 'Alice' })),
+      makeItem(makeRecord('/character/bob', { name: 'Bob' })),
+    ]);
+    await first.close();
+    // A resize to 16 crashed while filling the staging collection: it holds one of the two points; the old
+    // collection is whole. The embedding model is then set back to the old size.
+    await client.createCollection(`${collection}_resize`, {
+      vectors: { dense: { size: 16, distance: 'Cosine' } },
+      sparse_vectors: { bm25: { modifier: 'idf' } },
+    });
+    const partial = makeItem(makeRecord('/character/alice', { name: 'Alice' }), null);
+    await client.upsert(`${collection}_resize`, { wait: true, points: [elementPoint(partial)] });
+    const reverted = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    const loaded = await reverted.load();
+    expect(loaded.records.map(({ record }) => record.uri)).toEqual(['/character/alice', '/character/bob']);
+    // Nothing was re-embedded away: the stored hashes are kept.
+    expect(loaded.records.every(({ hash }) => hash !== '')).toBe(true);
+    expect((await client.collectionExists(`${collection}_resize`)).exists).toBe(false);
+    await reverted.close();
+
+    // A resize to 16 crashed after the old collection was deleted and created again at 16 with one of the points:
+    // staging (16) holds them all, and the old size coming back must finish from it, not drop it.
+    const point = (uri: string, name: string) => elementPoint(makeItem(makeRecord(uri, { name }), null));
+    await client.deleteCollection(collection);
+    for (const name of [collection, `${collection}_resize`])
+      await client.createCollection(name, {
+        vectors: { dense: { size: 16, distance: 'Cosine' } },
+        sparse_vectors: { bm25: { modifier: 'idf' } },
+      });
+    await client.upsert(`${collection}_resize`, {
+      wait: true,
+      points: [point('/character/alice', 'Alice'), point('/character/bob', 'Bob')],
+    });
+    await client.upsert(collection, { wait: true, points: [point('/character/alice', 'Alice')] });
+    const finished = await QdrantResourceStore.open({
+      client,
+      collection,
+      dimensions: STORE_CONTRACT_DIMENSIONS,
+    });
+    expect((await finished.load()).records.map(({ record }) => record.uri)).toEqual([
+      '/character/alice',
+      '/character/bob',
+    ]);
+    expect((await client.collectionExists(`${collection}_resize`)).exists).toBe(false);
+    await finished.close();
   });
 
   describe('emulated Qdrant semantics', () => {

@@ -84,7 +84,10 @@ function memoryPoint(
   };
 }
 
-/** Stored memory points at a new size: searched kinds re-embedded from their text (when `embed` is given). */
+/**
+ * Stored memory points at a new size: searched kinds re-embedded from their text when `embed` is given (not for the
+ * staging collection: each memory is embedded once, when it reaches the resized collection).
+ */
 async function rebuildMemories(
   points: readonly StoredPoint[],
   dimensions: number,
@@ -129,7 +132,7 @@ export class QdrantMemoryCollection implements MemoryStore {
       collection,
       dimensions,
       create: (name) => createMemoryCollection(client, name, dimensions),
-      rebuild: (points) => rebuildMemories(points, dimensions, resize.embed),
+      rebuild: (points, staging) => rebuildMemories(points, dimensions, staging ? undefined : resize.embed),
       log: resize.log,
     });
     if ((await client.collectionExists(collection)).exists) {

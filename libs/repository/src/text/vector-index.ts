@@ -4,23 +4,58 @@ import { cosine } from '../scoring';
 const RERANK_MARGIN = 16;
 
 /**
- * The in-memory store's vector side: every vector normalised once, on write, into one contiguous float32 matrix
- * (a slot per id, freed slots reused), so a query is a dot product per row and a bounded top-k, without allocating
- * per row. The top `limit + RERANK_MARGIN` of that pass are scored again with the exact double-precision `cosine` of
- * the stored vectors and sorted (score, then id), so the ranking is the one a full exact scan gives. Rows are grouped
- * by a key (the aspect): a filtered query computes the dot products of its group's rows only. One vector size at a time: a vector of another
- * size empties the index first (the repository re-embeds everything when the model changes), so sizes never mix.
- * Zero vectors (an element never embedded) are not indexed: cosine search never returns them.
+ * The in-memory store's vector side: every vector normalised once, on write, into one contiguous float32 matrix per
+ * vector size (a slot per id, freed slots reused), so a query is a dot product per row of its size and a bounded
+ * top-k, without allocating per row. The top `limit + RERANK_MARGIN` of that pass are scored again with the exact
+ * double-precision `cosine` of the stored vectors and sorted (score, then id), so the ranking is the one a full exact
+ * scan gives. Rows are grouped by a key (the aspect): a filtered query computes the dot products of its group's rows
+ * only. Sizes never mix: a query is compared with the vectors of its own size only (while the repository re-embeds
+ * for a model of another size, possibly across a restart, both sizes are held, in any order; the old ones go as their
+ * rows are rewritten). Zero vectors (an element never embedded) are not indexed: cosine search never returns them.
  */
 export class VectorIndex {
-  private dimensions = 0;
+  private readonly bySize = new Map<number, SizedIndex>();
+  private readonly sizeOf = new Map<string, number>();
+
+  get size(): number {
+    return this.sizeOf.size;
+  }
+
+  set(id: string, vector: readonly number[], group: string): void {
+    this.delete(id);
+    if (!vector.some((x) => x !== 0)) return;
+    let index = this.bySize.get(vector.length);
+    if (!index) this.bySize.set(vector.length, (index = new SizedIndex(vector.length)));
+    index.set(id, vector, group);
+    this.sizeOf.set(id, vector.length);
+  }
+
+  delete(id: string): void {
+    const size = this.sizeOf.get(id);
+    if (size === undefined) return;
+    this.sizeOf.delete(id);
+    const index = this.bySize.get(size);
+    index?.delete(id);
+    if (index?.size === 0) this.bySize.delete(size);
+  }
+
+  /** The ids of the `limit` vectors most similar (cosine) to `query`, best first, ties by id; only `group` if given. */
+  search(query: readonly number[], limit: number, group?: string): string[] {
+    return this.bySize.get(query.length)?.search(query, limit, group) ?? [];
+  }
+}
+
+/** The vectors of one size (see `VectorIndex`). */
+class SizedIndex {
   private matrix = new Float32Array(0);
   private readonly slotOf = new Map<string, number>();
-  private ids: (string | undefined)[] = [];
-  private vectors: (readonly number[] | undefined)[] = [];
-  private free: number[] = [];
+  private readonly ids: (string | undefined)[] = [];
+  private readonly vectors: (readonly number[] | undefined)[] = [];
+  private readonly free: number[] = [];
   /** The group of each slot (undefined: a free slot). */
-  private groupOf: (string | undefined)[] = [];
+  private readonly groupOf: (string | undefined)[] = [];
+
+  constructor(private readonly dimensions: number) {}
 
   get size(): number {
     return this.slotOf.size;
@@ -30,8 +65,7 @@ export class VectorIndex {
     this.delete(id);
     let norm = 0;
     for (const x of vector) norm += x * x;
-    if (vector.length === 0 || norm === 0) return;
-    if (vector.length !== this.dimensions) this.reset(vector.length);
+    if (vector.length !== this.dimensions || norm === 0) return;
     const slot = this.free.pop() ?? this.grow();
     const scale = 1 / Math.sqrt(norm);
     const base = slot * this.dimensions;
@@ -78,16 +112,6 @@ export class VectorIndex {
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit)
       .map((hit) => hit.id);
-  }
-
-  private reset(dimensions: number): void {
-    this.dimensions = dimensions;
-    this.matrix = new Float32Array(0);
-    this.slotOf.clear();
-    this.ids = [];
-    this.vectors = [];
-    this.free = [];
-    this.groupOf = [];
   }
 
   /** A new slot at the end, doubling the matrix when it is full. */
