@@ -1,17 +1,30 @@
 import type { ContextLogger, QueuedTrace, TraceDraft, TracePublisher } from '@novelrag/bus';
-import type {
-  ActionDecision,
-  DiscoveryPlan,
-  PursuitAssessment,
-  RefinementDecision,
-  RefinementPlan,
-  TokenUsage,
+import {
+  type ActionDecision,
+  type DiscoveryPlan,
+  FINAL_TRACE_KINDS,
+  type PursuitAssessment,
+  type RefinementDecision,
+  type RefinementPlan,
+  type TokenUsage,
 } from '@novelrag/contracts';
 import { activeContext } from '@novelrag/telemetry';
 import type { ContextStats, LlmCallInfo, LoopObserver } from '../loop';
 
 /** Events published together at most (their acks awaited together). */
 const MAX_LOT = 32;
+
+/**
+ * How many queued events the next lot takes: at most MAX_LOT, and a final event always alone, after everything emitted
+ * before it is stored. A lot whose seq another publisher took is stored again after itself (see
+ * `TracePublisher.publishAll`): a final event inside it would land twice, and before the events re-stored after it
+ * (which an SSE client, stopping at the first final event, would never get).
+ */
+function lotLength(queue: readonly QueuedTrace[]): number {
+  const final = queue.findIndex((q) => FINAL_TRACE_KINDS.includes(q.draft.kind));
+  if (final === 0) return 1;
+  return Math.min(MAX_LOT, final < 0 ? queue.length : final);
+}
 
 type Distribute<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A trace event as a goal's code writes it: goal, thread and step are filled in here. */
@@ -20,10 +33,10 @@ export type GoalTraceDraft = Distribute<TraceDraft, 'goalId' | 'threadId' | 'ste
 /**
  * The trace of one goal: events are numbered and stored in the order `emit` was called. What was emitted while the
  * previous lot was being stored is published as the next lot (at most MAX_LOT events, sent at once, acks awaited
- * together: `TracePublisher.publishAll`), so a burst of events costs one round trip, not one each. Each event keeps the
- * trace context it was emitted in. `emit` never throws and never blocks; `flush` waits until everything emitted so far
- * is stored. A failed publish is logged and skipped: losing a trace event must not stop a pursuit (the seq gap shows
- * it).
+ * together: `TracePublisher.publishAll`), so a burst of events costs one round trip, not one each; a final event is a
+ * lot of its own (`lotLength`). Each event keeps the trace context it was emitted in. `emit` never throws and never
+ * blocks; `flush` waits until everything emitted so far is stored. A failed publish is logged and skipped: losing a
+ * trace event must not stop a pursuit (the seq gap shows it).
  *
  * It is also the loop's observer: every callback becomes the trace event of the same name, and LLM calls are summed
  * into the goal's token usage.
@@ -65,7 +78,7 @@ export class GoalTrace implements LoopObserver {
   private async pump(): Promise<void> {
     await Promise.resolve(); // the events emitted in the same turn join the first lot
     while (this.queue.length > 0) {
-      const lot = this.queue.splice(0, MAX_LOT);
+      const lot = this.queue.splice(0, lotLength(this.queue));
       const results = await this.publisher
         .publishAll(lot)
         .catch((err: unknown) =>

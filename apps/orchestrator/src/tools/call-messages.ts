@@ -56,7 +56,8 @@ interface Route {
  * UNAVAILABLE, ...). A message of an invocation that does not run now is not routed: an event is ignored, a question
  * is answered CANCELLED. Invalid messages are dropped (a question gets VALIDATION_FAILED). A model call a tool reports
  * goes to that call's `modelCall`. Subscribed while calls run and for SUBSCRIPTION_LINGER_MS after the last one ended
- * (a goal's next call, usually soon, reuses the subscriptions instead of subscribing and unsubscribing twice per call).
+ * (a goal's next call, usually soon, reuses the subscriptions instead of subscribing and unsubscribing twice per call);
+ * while no call runs, a question gets no answer from here (another pursuit of the goal may hold it now).
  * Nothing here throws into the connection.
  */
 /** How long a goal's runtime and question subscriptions outlive its last call (see CallRouter). */
@@ -121,7 +122,10 @@ export class CallRouter {
       }),
       this.nc.subscribe(invocation.interactSubject, {
         callback: (err, msg) => {
-          if (err) return;
+          // Lingering (no call runs): not answered, as if unsubscribed. The question may be of the pursuit that resumed
+          // the goal after this one handed it back (its tool re-asks until someone listens): a CANCELLED from here
+          // would beat that pursuit's answer and end the call.
+          if (err || this.routes.size === 0) return;
           void this.answerQuestion(msg).then(
             (reply) => respond(msg, reply),
             (e: unknown) => respond(msg, errorReply(toErrorEnvelope(e))),

@@ -218,4 +218,37 @@ describe('TracePublisher (real JetStream)', () => {
       'stale',
     ]);
   });
+  it('keeps the last stored event of a lot the newest when an event whose first send never arrived lands late', async () => {
+    let sends = 0;
+    // The lot's 2nd event never reaches the stream on its first send (a connection lost mid-lot); the 3rd lands.
+    const lossy = intercepted(nc, (subject, send) => {
+      if (subject.startsWith(`${root}.gr.`) && ++sends === 2) return Promise.reject(new Error('TIMEOUT'));
+      return send();
+    });
+    const old = new TracePublisher(lossy, { ...options, retryDelayMs: 10 });
+    const results = await old.publishAll(['a', 'b', 'c'].map((r) => ({ draft: asking('gr', r) })));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    const events = await stored('gr');
+    const newest = Math.max(...events.map((e) => e.seq));
+    // `b` landed after `c` (seq 2): `c` is stored again after it, so the next pickup numbers after the newest seq.
+    expect(await new TracePublisher(nc, options).continueNumbering('gr')).toBe(newest + 1);
+    expect(events.map((e) => ('request' in e ? e.request : null))).toEqual(['a', 'c', 'b', 'c']);
+  });
+  it('stores a lot event whose ack was lost once, under its seq', async () => {
+    let sends = 0;
+    const lossy = intercepted(nc, async (subject, send) => {
+      const reply = await send();
+      if (subject.startsWith(`${root}.gk.`) && ++sends === 2) throw new Error('TIMEOUT');
+      return reply;
+    });
+    const results = await new TracePublisher(lossy, { ...options, retryDelayMs: 10 }).publishAll(
+      ['a', 'b', 'c'].map((r) => ({ draft: asking('gk', r) })),
+    );
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value.seq : null))).toEqual([0, 1, 2]);
+    expect((await stored('gk')).map((e) => [e.seq, 'request' in e ? e.request : null])).toEqual([
+      [0, 'a'],
+      [1, 'b'],
+      [2, 'c'],
+    ]);
+  });
 });

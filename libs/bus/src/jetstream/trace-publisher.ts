@@ -137,7 +137,9 @@ export class TracePublisher {
    * event whose first publish failed is re-published under its seq (as `publish` does); an invalid one is rejected
    * without a seq. When a seq was taken by another message, that event and the rest of the lot are published again,
    * one by one, after the lot (an event of the rest that had landed is then stored twice: none is lost, none comes
-   * before an event emitted earlier). Settles each draft's result in order.
+   * before an event emitted earlier). So is the rest after an event whose first send never arrived and that landed
+   * only on its re-publish, behind later events of the lot: the goal's last stored message stays its newest event,
+   * which `continueNumbering` relies on. Settles each draft's result in order.
    */
   async publishAll(items: readonly QueuedTrace[]): Promise<PromiseSettledResult<TraceEvent>[]> {
     const results: PromiseSettledResult<TraceEvent>[] = new Array(items.length);
@@ -160,17 +162,30 @@ export class TracePublisher {
       if (first?.status === 'fulfilled' && !first.value) {
         results[index] = { status: 'fulfilled', value: event };
       } else if (first?.status === 'rejected') {
-        results[index] = await settled(this.store(event, 2, context).then(() => event));
+        const again = await settled(this.sendUntilAcked(event, 2, context));
+        results[index] = again.status === 'fulfilled' ? { status: 'fulfilled', value: event } : again;
+        // Not a lost ack but a lost send: it landed only now, after later events of the lot. Those go again after
+        // it, so the goal's last stored message stays its newest event (what a pickup numbers after).
+        const landedLater = firsts.slice(i + 1).some((f) => f.status === 'fulfilled' && !f.value);
+        if (again.status === 'fulfilled' && !again.value.duplicate && landedLater) {
+          await this.republish(lot.slice(i + 1), results);
+          break;
+        }
       } else {
         // Its seq is taken: it and the rest go after the lot, one by one.
-        for (const rest of lot.slice(i)) {
-          const again = () => this.publish(rest.event);
-          results[rest.index] = await settled(rest.context ? runInContext(rest.context, again) : again());
-        }
+        await this.republish(lot.slice(i), results);
         break;
       }
     }
     return results;
+  }
+
+  /** Publishes events of a lot again, one by one, under the goal's next seqs (in their own trace contexts). */
+  private async republish(rest: readonly Lot[], results: PromiseSettledResult<TraceEvent>[]): Promise<void> {
+    for (const { event, context, index } of rest) {
+      const again = () => this.publish(event);
+      results[index] = await settled(context ? runInContext(context, again) : again());
+    }
   }
 
   private eventOf(draft: TraceDraft, seq: number, context?: Context): TraceEvent {
@@ -195,15 +210,21 @@ export class TracePublisher {
     return ack.duplicate;
   }
 
-  /**
-   * Publishes `event` until acked (bounded), counting from `firstAttempt`; false when its seq was already taken by
-   * another message (a duplicate ack to a first attempt).
-   */
-  private async store(event: TraceEvent, firstAttempt = 1, context?: Context): Promise<boolean> {
+  /** Publishes `event` until acked (bounded); false when its seq was already taken by another message. */
+  private async store(event: TraceEvent): Promise<boolean> {
+    const { duplicate, attempt } = await this.sendUntilAcked(event, 1);
+    return !(duplicate && attempt === 1);
+  }
+
+  /** Publishes `event` until acked (bounded), counting from `firstAttempt`: whether the acked send was a duplicate. */
+  private async sendUntilAcked(
+    event: TraceEvent,
+    firstAttempt: number,
+    context?: Context,
+  ): Promise<{ duplicate: boolean; attempt: number }> {
     for (let attempt = firstAttempt; ; attempt++) {
       try {
-        const duplicate = await this.send(event, context);
-        return !(duplicate && attempt === 1);
+        return { duplicate: await this.send(event, context), attempt };
       } catch (err) {
         if (attempt >= PUBLISH_ATTEMPTS) throw err;
         await delay((this.options.retryDelayMs ?? 250) * 2 ** (attempt - 1));
