@@ -19,7 +19,10 @@ export async function natsRestartTrials(count, ctx, restart, log) {
     await waitFor(ofGoal(goalId, ['goal.started']), 60_000, `${goalId} started`);
     const trial = interrupt ? await interrupt(goalId) : {};
     const final = await waitFor(ofGoal(goalId, FINAL), 240_000, `${goalId} finished`);
-    return { ...trial, finish: final.at - postedAt, outcome: final.event.kind };
+    const outcome = final.event.kind;
+    if (outcome !== 'goal.completed' && !trial.skipped)
+      log(`${goalId} ended: ${JSON.stringify(final.event).slice(0, 600)}`);
+    return { ...trial, finish: final.at - postedAt, outcome };
   };
   const baseline = [];
   for (let i = 0; i < count; i++) baseline.push((await run('baseline', i)).finish);
