@@ -7,6 +7,8 @@
 // the previous defaults (60 s ack wait, 30 s thread lease) as the baseline of the same run.
 //
 //   node bench/takeover.bench.mjs [--trials 10] [--baseline-trials 1] [--llm-ms 2500]   (about 4 min with the defaults)
+// With --nats-restart, the trials restart the nats-server instead (kill -9, same port and store; one orchestrator):
+// the time from the kill until the in-flight goal goes on, and goal durations against goals without a restart.
 // Needs the compiled workspace (`npm run bench` builds it; BENCH_ONLY=takeover runs this one).
 // Writes bench-results/takeover-<timestamp>.{json,md}.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { finalizeAtOnceScenario, goalPoster } from './lib/goal-scenario.mjs';
 import { createInfra } from './lib/infra.mjs';
+import { natsRestartTrials } from './lib/nats-restart-trials.mjs';
 import { machine, markdownTable, ms, positiveInts, ratio, summarize } from './lib/report.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     trials: { type: 'string' },
     'baseline-trials': { type: 'string' },
     'llm-ms': { type: 'string' },
+    'nats-restart': { type: 'boolean' },
   },
 });
 const int = positiveInts(values);
@@ -34,6 +38,7 @@ const opts = {
   trials: int('trials', 10),
   baselineTrials: Math.max(0, Math.floor(Number(values['baseline-trials'] ?? 1)) || 0),
   llmMs: int('llm-ms', 2500),
+  natsRestart: values['nats-restart'] === true,
 };
 const BASELINE = { NOVELRAG_GOAL_ACK_WAIT_MS: '60000', NOVELRAG_THREAD_LEASE_MS: '30000' };
 
@@ -43,7 +48,7 @@ const { tmp, children, log, freePort, startNatsServer, startService } = createIn
 function goalEvents(nc) {
   const seen = [];
   const waiters = [];
-  nc.subscribe('novelrag.trace.*.goal.*', {
+  nc.subscribe('novelrag.trace.>', {
     callback: (_err, msg) => {
       let event;
       try {
@@ -54,11 +59,11 @@ function goalEvents(nc) {
       const item = { event, at: performance.now() };
       seen.push(item);
       for (const w of [...waiters])
-        if (w.match(event)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(item));
+        if (w.match(event, item.at)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(item));
     },
   });
   const waitFor = (match, timeoutMs, what) => {
-    const hit = seen.find((s) => match(s.event));
+    const hit = seen.find((s) => match(s.event, s.at));
     if (hit) return Promise.resolve(hit);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
@@ -110,7 +115,7 @@ async function trials(label, count, ctx, extraEnv) {
 }
 
 async function main() {
-  const { url: natsUrl, nc } = await startNatsServer();
+  const { url: natsUrl, nc, restart } = await startNatsServer();
   const port = await freePort();
   const gatewayUrl = `http://127.0.0.1:${port}`;
   await startService(nc, 'gateway', 'bench-gw', {
@@ -136,6 +141,11 @@ async function main() {
   const ctx = { nc, env, post, events: goalEvents(nc) };
 
   const results = { machine: machine(), options: opts, at: new Date().toISOString() };
+  if (opts.natsRestart) {
+    await reportNatsRestart(results, ctx, restart);
+    await llm.close();
+    return;
+  }
   log(`baseline (previous defaults: 60 s ack wait, 30 s lease): ${opts.baselineTrials} trial(s)`);
   const baseline = summarize(await trials('base', opts.baselineTrials, ctx, BASELINE));
   log(`defaults: ${opts.trials} trials`);
@@ -143,15 +153,7 @@ async function main() {
   results.takeover = { defaults: current, baseline };
   results.machine.loadAverageAfter = machine().loadAverage;
 
-  const row = (name, s) => [
-    name,
-    s.n,
-    ms(s.p50),
-    ms(s.p95),
-    ms(s.p99),
-    ms(s.max),
-    ratio(s.p50, baseline.p50),
-  ];
+  const row = (name, s) => summaryRow(name, s, ratio(s.p50, baseline.p50));
   const table = markdownTable(
     ['settings', 'trials', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'p50 vs baseline'],
     [
@@ -159,16 +161,56 @@ async function main() {
       row('baseline (60 s ack wait, 30 s lease)', baseline),
     ],
   );
+  write(results, 'takeover', 'Takeover after orchestrator kill -9', `${table}\n`);
+  await nc.close();
+  await llm.close();
+}
+
+/** A table row: the name, the sample count, p50/p95/p99/max and `vs` (a ratio to the baseline). */
+const summaryRow = (name, s, vs) => [name, s.n, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), vs];
+
+/** Prints the report and writes bench-results/<name>-<timestamp>.{json,md}. */
+function write(results, name, title, body) {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   mkdirSync(path.join(root, 'bench-results'), { recursive: true });
   const m = results.machine;
-  const md = `## Takeover after orchestrator kill -9 (${results.at})\n\nMachine: ${m.cpu}, ${m.cores} cores, load average ${m.loadAverage.join(' ')} → ${m.loadAverageAfter.join(' ')}, Node ${m.node}; model latency ${opts.llmMs} ms per call\n\n${table}\n`;
-  writeFileSync(path.join(root, 'bench-results', `takeover-${stamp}.json`), JSON.stringify(results, null, 2));
-  writeFileSync(path.join(root, 'bench-results', `takeover-${stamp}.md`), md);
+  const md = `## ${title} (${results.at})\n\nMachine: ${m.cpu}, ${m.cores} cores, load average ${m.loadAverage.join(' ')} → ${m.loadAverageAfter.join(' ')}, Node ${m.node}; model latency ${opts.llmMs} ms per call\n\n${body}`;
+  writeFileSync(path.join(root, 'bench-results', `${name}-${stamp}.json`), JSON.stringify(results, null, 2));
+  writeFileSync(path.join(root, 'bench-results', `${name}-${stamp}.md`), md);
   console.log(`\n${md}`);
-  console.log(`written: bench-results/takeover-${stamp}.{json,md}`);
-  await nc.close();
-  await llm.close();
+  console.log(`written: bench-results/${name}-${stamp}.{json,md}`);
+}
+
+/** The --nats-restart trials, printed and written like the takeover ones. */
+async function reportNatsRestart(results, ctx, restart) {
+  const orchestrator = await startService(ctx.nc, 'orchestrator', 'restart-orch', ctx.env);
+  const { baseline, restarted } = await natsRestartTrials(opts.trials, ctx, restart, log);
+  orchestrator.kill('SIGKILL');
+  const resume = summarize(restarted.map((r) => r.resume));
+  const finish = summarize(restarted.map((r) => r.finish));
+  const base = summarize(baseline);
+  const outcomes = restarted.map((r) => r.outcome);
+  results.natsRestart = { resume, finish, baseline: base, outcomes };
+  results.machine.loadAverageAfter = machine().loadAverage;
+  const row = (name, s, vs = ratio(s.p50, base.p50)) => summaryRow(name, s, vs);
+  const table = markdownTable(
+    ['measure', 'goals', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'p50 vs goal without restart'],
+    [
+      row('kill -9 of nats-server → the goal goes on', resume, '—'),
+      row('goal duration with a restart', finish),
+      row('goal duration without a restart (baseline)', base),
+    ],
+  );
+  const done = outcomes.filter((o) => o === 'goal.completed').length;
+  write(
+    results,
+    'takeover-nats-restart',
+    `Takeover after nats-server kill -9 and restart`,
+    `${table}
+Completed: ${done}/${outcomes.length}
+`,
+  );
+  await ctx.nc.close();
 }
 
 try {

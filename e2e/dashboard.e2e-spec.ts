@@ -97,6 +97,18 @@ const ANSWER_PIECES = [
  * The model's part of a `rag` question answered on the direct path: the route, then the answer streamed in pieces once
  * `release` settles (so the page is surely following the goal before the pieces are published), then the memory update.
  */
+/** Rules of the demo scenario that answer a `rag` goal (routing, retrieval, grading, the answer, memory). */
+function isRagRule(rule: {
+  when?: { schema?: string; tool?: string; contains?: readonly string[] };
+}): boolean {
+  const { schema, tool, contains = [] } = rule.when ?? {};
+  return (
+    ['query_route', 'document_grades', 'memory_update'].includes(schema ?? '') ||
+    ['vector_retrieve', 'grade'].includes(tool ?? '') ||
+    contains.includes('<output_rules>')
+  );
+}
+
 function scriptRagQuestion(fake: FakeOpenAIServer, release: Promise<unknown>): void {
   const asks = (r: { body: unknown }) => JSON.stringify(r.body).includes('rag-dash');
   fake.always(
@@ -125,7 +137,12 @@ run('dashboard in Chromium', () => {
     system = await startSystem('dash', {
       env: { NOVELRAG_AUTH_DISABLED: 'false', NOVELRAG_API_KEYS: API_KEY },
     });
-    installRules(system.fake, demoScenario().rules);
+    // The demo goal's rules only: the demo scenario also answers rag questions (the `--ask` demo), which would shadow
+    // the rag question this suite scripts for itself (scriptRagQuestion).
+    installRules(
+      system.fake,
+      demoScenario().rules.filter((rule) => !isRagRule(rule)),
+    );
     browser = await openBrowser(system.url);
   }, 180_000);
 

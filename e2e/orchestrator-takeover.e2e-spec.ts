@@ -1,13 +1,5 @@
-import {
-  DEMO_REQUEST,
-  type SseEvent,
-  type System,
-  demoScenario,
-  expectDemoCompletedOnce,
-  installRules,
-  postGoal,
-  startSystem,
-} from '@novelrag/testkit';
+import { type System, expectDemoCompletedOnce, startSystem } from '@novelrag/testkit';
+import { answerUntilEnd, demoGoalUntilAsked } from './takeover-steps';
 
 // Fast takeover (issue 18, deliverable 3) with the DEFAULT ack wait and thread lease (the system sets neither): two
 // orchestrators, the one holding a goal is killed with SIGKILL while a tool-runner is blocked on its question (the
@@ -26,15 +18,8 @@ describe('takeover after kill -9 of the orchestrator holding a goal (two instanc
   });
 
   it('the other instance resumes the goal, the blocked runner reaches it, and each write is applied once', async () => {
-    installRules(system.fake, demoScenario().rules);
-    const goalId = await postGoal(system, { request: DEMO_REQUEST, lang: 'en' });
     // Up to the confirmation: the runner now waits for takeover-orch-1's answer.
-    const before = await system.events(goalId, {
-      until: (e) => e.event.kind === 'interaction.requested',
-      timeoutMs: 90_000,
-    });
-    const asked = before[before.length - 1]!;
-    if (asked.event.kind !== 'interaction.requested') throw new Error('the goal ended before it asked');
+    const { goalId, asked } = await demoGoalUntilAsked(system);
     await system.start('orchestrator', 'takeover-orch-2');
 
     const holder = system.processes.find((p) => p.name === 'takeover-orch-1')!;
@@ -60,33 +45,10 @@ describe('takeover after kill -9 of the orchestrator holding a goal (two instanc
       body: JSON.stringify({ approved: true }),
     });
     expect([200, 202]).toContain(answer.status);
-    const rest = await answerUntilEnd(goalId, resumed[resumed.length - 1]!.id);
+    const rest = await answerUntilEnd(system, goalId, resumed[resumed.length - 1]!.id);
     expect(rest[rest.length - 1]!.event).toMatchObject({ kind: 'goal.completed' });
     // The crash was never taken for a decline: the confirmed write ran once, every other write once.
     await expectDemoCompletedOnce(system, goalId);
     expect(rest.filter((e) => e.event.kind === 'goal.started')).toEqual([]);
   }, 170_000);
-
-  /** Follows the goal to its end from `lastEventId`, approving any further confirmation. */
-  async function answerUntilEnd(goalId: string, lastEventId: string): Promise<SseEvent[]> {
-    const all: SseEvent[] = [];
-    let last = lastEventId;
-    for (;;) {
-      const batch = await system.events(goalId, {
-        lastEventId: last,
-        until: (e) => e.event.kind === 'interaction.requested',
-        timeoutMs: 90_000,
-      });
-      all.push(...batch);
-      const tail = batch[batch.length - 1];
-      if (!tail || tail.event.kind !== 'interaction.requested') return all;
-      last = tail.id;
-      const iid = tail.event.interaction.interactionId;
-      const reply = await system.http(`/v1/goals/${goalId}/interactions/${iid}`, {
-        method: 'POST',
-        body: JSON.stringify({ approved: true }),
-      });
-      expect([200, 202]).toContain(reply.status);
-    }
-  }
 });

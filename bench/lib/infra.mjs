@@ -51,32 +51,45 @@ export function createInfra(root) {
     });
   }
 
-  /** A private nats-server -js, with its monitoring endpoint (`monitorUrl`: /connz counts each client's messages). */
+  /**
+   * A private nats-server -js with its store in `tmp` and its monitoring endpoint (`monitorUrl`: /connz counts each
+   * client's messages). `restart()` kills it with SIGKILL and starts it again on the same
+   * port over the same store (resolves once it accepts connections); `nc` reconnects without a bound, as services do.
+   */
   async function startNatsServer() {
     const port = await freePort();
     const monitor = await freePort();
-    const child = spawn(
-      'nats-server',
-      ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-js', '-sd', path.join(tmp, 'nats')],
-      {
-        stdio: 'ignore',
-      },
-    );
-    children.push(child);
     const url = `nats://127.0.0.1:${port}`;
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      try {
-        return {
-          url,
-          monitorUrl: `http://127.0.0.1:${monitor}`,
-          nc: await connect({ servers: url, timeout: 500, noAsyncTraces: true }) /* as services connect */,
-        };
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 100));
+    const spawnServer = () => {
+      const child = spawn(
+        'nats-server',
+        ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitor), '-js', '-sd', path.join(tmp, 'nats')],
+        { stdio: 'ignore' },
+      );
+      children.push(child);
+      return child;
+    };
+    const reachable = async (options) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        try {
+          return await connect({ servers: url, timeout: 500, noAsyncTraces: true, ...options });
+        } catch (err) {
+          if (Date.now() > deadline) throw err;
+          await new Promise((r) => setTimeout(r, 50));
+        }
       }
-    }
+    };
+    let server = spawnServer();
+    const nc = await reachable({ maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const restart = async () => {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGKILL');
+      await exited;
+      server = spawnServer();
+      await (await reachable({ reconnect: false })).close();
+    };
+    return { url, monitorUrl: `http://127.0.0.1:${monitor}`, nc, restart };
   }
 
   /** A service from its dist, ready when its instance answers the NATS health probe. */

@@ -1,5 +1,6 @@
 import { Buckets, MAX_TOOL_RESULT_CHARS } from '@novelrag/contracts';
 import { LlmEnv } from '@novelrag/llm';
+import { DEFAULT_ASK_TIMING } from '@novelrag/tool-kit';
 import { z } from 'zod';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -19,6 +20,11 @@ export const ToolRunnerEnv = z
       .default(10_000)
       .describe(
         "A running invocation's claim lasts this long unless renewed; a dead runner's claim is taken over after it.",
+      ),
+    NOVELRAG_TOOL_ORPHAN_WAIT_MS: int(500, 10 * 60_000)
+      .default(DEFAULT_ASK_TIMING.orphanWaitMs)
+      .describe(
+        "A tool waiting for the human's answer gives its call back (retryable, no answer recorded) once no orchestrator has listened to its goal's questions for this long (the goal's orchestrator died and none took it over yet; the one that does re-sends the call).",
       ),
     NOVELRAG_TOOL_MAX_RESULT_CHARS: int(100, MAX_TOOL_RESULT_CHARS)
       .default(MAX_TOOL_RESULT_CHARS)

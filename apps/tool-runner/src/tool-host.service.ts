@@ -39,6 +39,7 @@ export class ToolHostService implements OnApplicationBootstrap, BeforeApplicatio
         leaseMs: env.NOVELRAG_TOOL_LEASE_MS,
         required: true,
       },
+      interactions: { orphanWaitMs: env.NOVELRAG_TOOL_ORPHAN_WAIT_MS },
       logger: logger.child('ToolHost'),
     });
     ctx.health.register('tools', () => Promise.resolve({ ok: true, detail: `${this.host.running} running` }));

@@ -14,6 +14,20 @@ import { ToolHost } from './tool-host';
 
 jest.setTimeout(60_000);
 
+/** A tool that asks before writing and treats any failure to ask as a decline; `onRun` sees each run's invocation. */
+const writerTool = (name: string, onRun: (invocationId: string) => unknown) =>
+  defineTool({
+    name,
+    description: 'asks before writing; treats any failure to ask as a decline',
+    inputSchema: { type: 'object' },
+    handler: async (_p, ctx) => {
+      onRun(ctx.invocation.invocationId);
+      ctx.info('asking');
+      const ok = await ctx.confirm('write 2 elements?').catch(() => false);
+      return ok ? 'written' : 'declined';
+    },
+  });
+
 /**
  * A tool's question while the orchestrator of its goal is away (crashed, taking over): never a decline. The runner keeps
  * the question alive, reaches the orchestrator that resumes the goal, and gives the call back (retryable, not recorded)
@@ -35,19 +49,7 @@ describe('a question of a running tool when its orchestrator is away', () => {
       instanceId: 'host-ask',
       idempotency: { bucket: uniqueName('tool_results') },
       interactions: { renewMs: 300, retryMs: 50, orphanWaitMs: 1_500 },
-      tools: [
-        defineTool({
-          name: 'writer',
-          description: 'asks before writing; treats any failure to ask as a decline',
-          inputSchema: { type: 'object' },
-          handler: async (_p, ctx) => {
-            runs.set(ctx.invocation.invocationId, (runs.get(ctx.invocation.invocationId) ?? 0) + 1);
-            ctx.info('asking');
-            const ok = await ctx.confirm('write 2 elements?').catch(() => false);
-            return ok ? 'written' : 'declined';
-          },
-        }),
-      ],
+      tools: [writerTool('writer', (id) => runs.set(id, (runs.get(id) ?? 0) + 1))],
     });
     await host.start();
   });
@@ -131,6 +133,58 @@ describe('a question of a running tool when its orchestrator is away', () => {
     expect(asked[0]).toMatchObject({ invocationId: inv.invocationId, message: 'write 2 elements?' });
     expect(runs.get(inv.invocationId)).toBe(1);
     resumed.unsubscribe();
+  });
+
+  it('gives the call back soon after the orchestrator holding the question disappears (default timing)', async () => {
+    // A runner with the default timing (before: nobody listening was tolerated for 60 s, past the ceiling below).
+    const ran: string[] = [];
+    const plain = new ToolHost({
+      connection: nc,
+      serviceName: MicroServiceNames.toolService('ask-default'),
+      version: '1.0.0',
+      instanceId: 'host-ask-default',
+      idempotency: { bucket: uniqueName('tool_results') },
+      tools: [writerTool('writer_default', (id) => ran.push(id))],
+    });
+    await plain.start();
+    try {
+      const goalId = 'goal-vanished';
+      const inv = { ...invocation(goalId), tool: 'writer_default', deadline: Date.now() + 120_000 };
+      const heard = deferred<void>();
+      const aboutToAsk = asking(goalId);
+      const call = nc
+        .request(Subjects.toolInvoke('writer_default'), JSON.stringify(inv), { timeout: 30_000 })
+        .then((m) => ToolOutput.parse(m.json()));
+      await aboutToAsk;
+      const dead = orchestrator(goalId, () => {
+        heard.resolve();
+        return undefined; // holds the question, then its process is gone
+      });
+      await heard.promise;
+      dead.unsubscribe();
+      // Given back well before the call's deadline (a generous ceiling, the request's 30 s): retryable, not declined.
+      const output = await call;
+      expect(output).toMatchObject({ type: 'error', error: { code: 'UNAVAILABLE', retryable: true } });
+      // No answer recorded: the re-sent invocation runs the tool again and asks the orchestrator now listening.
+      const asked: InteractionRequest[] = [];
+      const resumed = orchestrator(goalId, (req) => {
+        asked.push(req);
+        return { ok: true, data: { approved: true } };
+      });
+      const again = await nc.request(
+        Subjects.toolInvoke('writer_default'),
+        JSON.stringify({ ...inv, attempt: 2 }),
+        {
+          timeout: 30_000,
+        },
+      );
+      expect(ToolOutput.parse(again.json())).toMatchObject({ type: 'result', result: 'written' });
+      expect(ran).toEqual([inv.invocationId, inv.invocationId]);
+      expect(asked).toHaveLength(1);
+      resumed.unsubscribe();
+    } finally {
+      await plain.stop(1_000);
+    }
   });
 
   it('leaves the timeout to the orchestrator (its configured default) when the tool gives none', async () => {

@@ -13,13 +13,15 @@ export interface AskTiming {
 
 /**
  * The re-send doubles as the runner's heartbeat check of the orchestrator: every 2 s, so a runner blocked on a question
- * of an orchestrator that died reaches the instance that took the goal over (about 3 s later by default) within about
- * 2 s of it.
+ * of an orchestrator that died notices within about 2 s. It then asks again every 0.5 s: the instance that takes the goal
+ * over (about 3 s after the crash by default) is reached as soon as it listens; when none has for 3 s (the default
+ * thread lease, `NOVELRAG_TOOL_ORPHAN_WAIT_MS` in the tool-runner), the call is given back, at most about 5 s after the
+ * crash.
  */
 export const DEFAULT_ASK_TIMING: Required<AskTiming> = {
   renewMs: 2_000,
   retryMs: 500,
-  orphanWaitMs: 60_000,
+  orphanWaitMs: 3_000,
 };
 
 export type AskOutcome =

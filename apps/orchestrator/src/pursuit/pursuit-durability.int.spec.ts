@@ -213,13 +213,9 @@ describe('goal pursuit durability (real NATS)', () => {
 
   it('refuses the checkpoint writes of a pursuit whose goal was taken over, and drops its delivery', async () => {
     const { submission, delivery } = await submit(safeName('t'));
-    // A's lease clock lags 2 minutes and renews only every 20 s: B finds A's lease dead at once, and A does not notice
-    // (as when A's process was paused).
-    const pausedLeases = await KvThreadLeases.open(nc, {
-      leaseMs: 60_000,
-      pollMs: 50,
-      now: () => Date.now() - 120_000,
-    });
+    // B is a new delivery of the same goal, so it takes A's lease over at once; A renews only every 12 s and does not
+    // notice meanwhile (as when A's process was paused past the ack wait).
+    const pausedLeases = await KvThreadLeases.open(nc, { leaseMs: 60_000, pollMs: 50 });
     const aGate = deferred();
     const aDispatched = deferred();
     hold = (inv) => {

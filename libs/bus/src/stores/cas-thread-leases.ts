@@ -1,23 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { CasCells } from './cas-cells';
+import { LivenessWatch } from './liveness-watch';
 import type { AcquireRequest, HeldThread, ThreadLeaseOptions, ThreadLeases } from './thread-leases';
 
 /**
  * The ThreadLeases protocol over compare-and-swap cells (the KV bucket `thread-leases` in production, memory in tests).
  *
- * One record per thread: the `holder` (goal, owner token, last renewal) and the `waiting` goals with their GOALS stream
- * sequence. A goal may take the thread when there is no live holder and no live waiter with a smaller stream sequence.
- * Liveness needs no server-side TTLs (NATS 2.9 has no per-key TTL): renewals and `seenAt` stamps, pruned by age.
+ * One record per thread: the `holder` (goal, owner token, heartbeat counter) and the `waiting` goals with their GOALS
+ * stream sequence and heartbeat counter. A goal may take the thread when there is no live holder and no live waiter with
+ * a smaller stream sequence. Liveness needs no server-side TTLs (NATS 2.9 has no per-key TTL) and no shared clock: every
+ * entry's `beat` is bumped at each renewal, and an instance counts an entry dead once it has seen the same beat for
+ * `leaseMs` on its own monotonic clock (`LivenessWatch`). Clocks of different hosts are never compared.
  */
-const Holder = z.object({
-  goalId: z.string(),
-  owner: z.string(),
-  seq: z.number(),
-  renewedAt: z.number(),
-});
-const Waiter = z.object({ goalId: z.string(), owner: z.string(), seq: z.number(), seenAt: z.number() });
-const LeaseRecord = z.object({ holder: Holder.nullable(), waiting: z.array(Waiter) });
+const Entry = z.object({ goalId: z.string(), owner: z.string(), seq: z.number(), beat: z.number() });
+const LeaseRecord = z.object({ holder: Entry.nullable(), waiting: z.array(Entry) });
 type LeaseRecord = z.infer<typeof LeaseRecord>;
 
 export class CasThreadLeases implements ThreadLeases {
@@ -25,15 +22,17 @@ export class CasThreadLeases implements ThreadLeases {
   private readonly pollMs: number;
   /** How often a holder renews its lease and a waiter refreshes its place (a fifth of the lease: 4/5 of a stall survived). */
   private readonly renewEvery: number;
+  private readonly watch: LivenessWatch;
 
   constructor(
     private readonly cells: CasCells,
     private readonly keyOf: (threadId: string) => string,
     private readonly options: ThreadLeaseOptions,
   ) {
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => performance.now());
     this.pollMs = options.pollMs ?? Math.max(100, Math.floor(options.leaseMs / 10));
     this.renewEvery = Math.max(100, Math.floor(options.leaseMs / 5));
+    this.watch = new LivenessWatch(options.leaseMs);
   }
 
   /**
@@ -51,23 +50,27 @@ export class CasThreadLeases implements ThreadLeases {
     return null;
   }
 
-  /** Waits (bounded) for the thread; null when `maxWaitMs` passed or `signal` aborted first. */
+  /**
+   * Waits (bounded) for the thread; null when `maxWaitMs` passed or `signal` aborted first. A holder of the same goal is
+   * an earlier delivery of it: JetStream delivers a goal again only once that delivery stopped being kept alive for the
+   * GOALS ack wait (judged by the server alone), so it is taken over at once; if it was merely stalled, it learns it at
+   * its next renewal (`lost`).
+   */
   async acquire(req: AcquireRequest): Promise<HeldThread | null> {
     const owner = `${req.goalId}:${randomBytes(6).toString('hex')}`;
     const key = this.keyOf(req.threadId);
     const giveUpAt = this.now() + req.maxWaitMs;
+    let beat = 0;
+    let beatAt = -Infinity;
     for (;;) {
       if (req.signal?.aborted) return this.leaveQueue(key, owner);
       const { record, revision } = await this.read(key);
       const now = this.now();
-      const live = this.prune(record, now);
+      const live = this.prune(key, record, now, req.goalId);
       const ahead = live.waiting.some((w) => w.seq < req.seq && w.goalId !== req.goalId);
-      let next: LeaseRecord | null = null;
+      const others = live.waiting.filter((w) => w.owner !== owner && w.goalId !== req.goalId);
       if (live.holder === null && !ahead) {
-        next = {
-          holder: { goalId: req.goalId, owner, seq: req.seq, renewedAt: now },
-          waiting: live.waiting.filter((w) => w.owner !== owner && w.goalId !== req.goalId),
-        };
+        const next = { holder: { goalId: req.goalId, owner, seq: req.seq, beat: beat + 1 }, waiting: others };
         if (await this.write(key, next, revision)) return this.held(key, owner);
         continue; // someone else changed it first: look again
       }
@@ -76,15 +79,12 @@ export class CasThreadLeases implements ThreadLeases {
         return null;
       }
       const mine = live.waiting.find((w) => w.owner === owner);
-      if (!mine || now - mine.seenAt > this.renewEvery || live !== record) {
-        next = {
-          holder: live.holder,
-          waiting: [
-            ...live.waiting.filter((w) => w.owner !== owner && w.goalId !== req.goalId),
-            { goalId: req.goalId, owner, seq: req.seq, seenAt: now },
-          ].sort((a, b) => a.seq - b.seq),
-        };
+      if (!mine || now - beatAt > this.renewEvery || live !== record) {
+        const entry = { goalId: req.goalId, owner, seq: req.seq, beat: beat + 1 };
+        const next = { holder: live.holder, waiting: [...others, entry].sort((a, b) => a.seq - b.seq) };
         if (!(await this.write(key, next, revision))) continue;
+        beat += 1;
+        beatAt = now;
       }
       req.onWait?.();
       await delay(Math.min(this.pollMs, Math.max(0, giveUpAt - now)), req.signal);
@@ -95,12 +95,16 @@ export class CasThreadLeases implements ThreadLeases {
     const lost = new AbortController();
     let released = false;
     const renew = async () => {
-      const { record, revision } = await this.read(key);
-      if (record.holder?.owner !== owner) {
-        lost.abort(new Error('thread lease lost'));
-        return;
+      // A renewal lost to a waiter's write is retried at once: a missed beat brings the holder closer to looking dead.
+      for (let attempt = 0; attempt < 3 && !released; attempt++) {
+        const { record, revision } = await this.read(key);
+        if (record.holder?.owner !== owner) {
+          lost.abort(new Error('thread lease lost'));
+          return;
+        }
+        const holder = { ...record.holder, beat: record.holder.beat + 1 };
+        if (await this.write(key, { ...record, holder }, revision)) return;
       }
-      await this.write(key, { ...record, holder: { ...record.holder, renewedAt: this.now() } }, revision);
     };
     const timer = setInterval(() => {
       if (!released) void renew().catch(() => undefined); // a missed renewal is retried on the next tick
@@ -120,11 +124,15 @@ export class CasThreadLeases implements ThreadLeases {
     };
   }
 
-  /** Drops a dead holder and dead waiters; returns the same object when nothing was dropped. */
-  private prune(record: LeaseRecord, now: number): LeaseRecord {
-    const alive = (t: number) => now - t <= this.options.leaseMs;
-    const holder = record.holder && alive(record.holder.renewedAt) ? record.holder : null;
-    const waiting = record.waiting.filter((w) => alive(w.seenAt));
+  /**
+   * Drops a dead holder (or an earlier delivery of `goalId`) and dead waiters, as this instance has watched them;
+   * returns the same object when nothing was dropped.
+   */
+  private prune(key: string, record: LeaseRecord, now: number, goalId: string): LeaseRecord {
+    const alive = this.watch.observe(key, [record.holder, ...record.waiting], now);
+    const holder =
+      record.holder && record.holder.goalId !== goalId && alive(record.holder) ? record.holder : null;
+    const waiting = record.waiting.filter(alive);
     if (holder === record.holder && waiting.length === record.waiting.length) return record;
     return { holder, waiting };
   }

@@ -131,14 +131,35 @@ export function describeThreadLeasesContract(
       expect(crashed.lost.aborted).toBe(false); // it cannot even learn it: its store is gone
     });
 
-    it('tells a holder that its lease was taken over', async () => {
+    it('a holder whose clock is 10 s off keeps its lease while it renews, and is taken over once it stops', async () => {
+      // Liveness is watched on the waiter's own clock, never compared with the holder's (before: the slow clock's
+      // holder looked dead at once, the fast clock's stayed alive 10 s after it stopped).
+      const options = { leaseMs: 2_000, pollMs: 50 };
+      const waiter = await harness().open(options);
+      const trial = async (skewMs: number) => {
+        const t = thread();
+        const other = await harness().openCrashable({ ...options, now: () => Date.now() + skewMs });
+        const held = present(
+          await other.leases.acquire({ threadId: t, goalId: 'g-skewed', seq: 1, maxWaitMs: 1_000 }),
+        );
+        const next = { threadId: t, goalId: 'g-next', seq: 2 };
+        await expect(waiter.acquire({ ...next, maxWaitMs: 5_000 })).resolves.toBeNull();
+        expect(held.lost.aborted).toBe(false);
+        await other.crash();
+        const taken = present(await waiter.acquire({ ...next, maxWaitMs: 8_000 }));
+        await taken.release();
+      };
+      await Promise.all([trial(-10_000), trial(10_000)]);
+    });
+
+    it('a goal delivered again takes its earlier delivery over at once, and that holder learns it lost', async () => {
       const t = thread();
-      const paused = await harness().open({ ...CONTRACT_LEASE_OPTIONS, now: () => Date.now() - 5_000 });
-      // A holder whose clock says it renewed long ago looks dead to everyone else.
+      const earlier = await harness().open(CONTRACT_LEASE_OPTIONS);
+      // Its renewals go on (before, the new delivery waited for them to stop: null after 5 s).
       const stale = present(
-        await paused.acquire({ threadId: t, goalId: 'g-stale', seq: 1, maxWaitMs: 1_000 }),
+        await earlier.acquire({ threadId: t, goalId: 'g-again', seq: 1, maxWaitMs: 1_000 }),
       );
-      const fresh = present(await acquire(t, 'g-fresh', 2));
+      const fresh = present(await acquire(t, 'g-again', 1, 5_000));
       await new Promise<void>((resolve) =>
         stale.lost.addEventListener('abort', () => resolve(), { once: true }),
       );
