@@ -1,0 +1,62 @@
+import { ApiError } from '../http/api-error';
+import type { ImportResponse } from './import-stream';
+import { ProjectsController } from './projects.controller';
+
+/** A request whose body arrives only when `end()` is called (a slow upload), empty. */
+function pendingRequest() {
+  let end = () => undefined as void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  let reads = 0;
+  return {
+    headers: {},
+    end,
+    get reads() {
+      return reads;
+    },
+    [Symbol.asyncIterator]: (): AsyncIterator<Buffer> => ({
+      next: async () => {
+        reads += 1;
+        await ended;
+        return { done: true, value: undefined };
+      },
+    }),
+  };
+}
+
+const res = {} as ImportResponse;
+
+async function failure(promise: Promise<unknown>): Promise<{ code: string; status: number }> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(err)}`);
+  return { code: err.code, status: err.status };
+}
+
+describe('concurrent uploads', () => {
+  it('holds at most two uploads at once (each may unpack to 64 MiB from a tiny body): a third is a 429', async () => {
+    // The upload never reaches the resource-service here: every body below is empty or refused.
+    const controller = new ProjectsController(undefined as never);
+    const upload = (req: ReturnType<typeof pendingRequest>) =>
+      controller.importUpload({ mode: 'merge' }, undefined, req, res);
+    const first = pendingRequest();
+    const second = pendingRequest();
+    const running = [upload(first), upload(second)].map((p) => failure(p));
+    const third = pendingRequest();
+    const refused = failure(upload(third));
+    for (const req of [first, second, third]) req.end();
+    expect(await refused).toEqual({ code: 'RATE_LIMITED', status: 429 });
+    expect(third.reads).toBe(0);
+    expect(await Promise.all(running)).toEqual([
+      { code: 'VALIDATION_FAILED', status: 400 },
+      { code: 'VALIDATION_FAILED', status: 400 },
+    ]);
+    // The slots are freed whatever the outcome: a new upload is read again.
+    const fourth = pendingRequest();
+    const after = failure(upload(fourth));
+    fourth.end();
+    expect(await after).toEqual({ code: 'VALIDATION_FAILED', status: 400 });
+    expect(fourth.reads).toBe(1);
+  });
+});
