@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -203,5 +204,41 @@ describe('gateway edge cases (real NATS, gateway in process, no orchestrator)', 
     const b = await post('/v1/goals', { request: 'same text', threadId: 'novel-b' }, { headers });
     expect(a.status).toBe(202);
     expect(b.status).toBe(409);
+  });
+  it('uploads: two held open take both slots (a third is a 429); aborted midway, they free them', async () => {
+    const target = new URL(url);
+    const holdOpen = () => {
+      const req = request({
+        host: target.hostname,
+        port: target.port,
+        method: 'POST',
+        path: '/v1/projects/import/upload',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/gzip' },
+      });
+      req.on('error', () => undefined);
+      req.write(Buffer.alloc(1024)); // chunked, never ended: a slow upload
+      return req;
+    };
+    const upload = async () => {
+      const res = await http('/v1/projects/import/upload', {
+        method: 'POST',
+        body: 'not an archive',
+        headers: { 'content-type': 'application/x-tar' },
+      });
+      return `${res.status} ${((await res.json()) as { code: string }).code}`;
+    };
+    // Each answer below is immediate; the polls only wait for the server to see the held uploads come and go.
+    const until = async (answer: string) => {
+      let last = '';
+      for (let i = 0; i < 600 && last !== answer; i += 1) {
+        last = await upload();
+        if (last !== answer) await new Promise((r) => setTimeout(r, 100));
+      }
+      return last;
+    };
+    const held = [holdOpen(), holdOpen()];
+    expect(await until('429 RATE_LIMITED')).toBe('429 RATE_LIMITED');
+    for (const req of held) req.destroy();
+    expect(await until('400 VALIDATION_FAILED')).toBe('400 VALIDATION_FAILED');
   });
 });

@@ -99,3 +99,39 @@ describe('project archives (upload import)', () => {
     );
   });
 });
+
+describe('project archives: names and bounds', () => {
+  it('imports two aspects that name one file spelled differently, as a directory import does', async () => {
+    const config = stringify({ place: { path: 'place.yml' }, site: { path: './place.yml' } });
+    const archive = await tarOf([
+      { name: 'aspect.yml', text: config },
+      { name: 'place.yml', text: PLACES },
+    ]);
+    const plan = planProjectFiles(await readProjectArchive(archive));
+    expect(plan.batches.map((b) => b.aspect.name)).toEqual(['place', 'site']);
+  });
+
+  it('reads a file named like an Object.prototype member, and reports one that is missing as missing', async () => {
+    const named = await tarOf([
+      { name: 'aspect.yml', text: stringify({ a: { path: '__proto__' }, b: { path: 'constructor' } }) },
+      { name: '__proto__', text: PLACES },
+      { name: 'constructor', text: PLACES },
+    ]);
+    const plan = planProjectFiles(await readProjectArchive(named));
+    expect(plan.batches.map((b) => [b.aspect.name, b.elements.map((e) => e.id)])).toEqual([
+      ['a', ['danxia']],
+      ['b', ['danxia']],
+    ]);
+    const missing = await tarOf([{ name: 'aspect.yml', text: stringify({ a: { path: 'toString' } }) }]);
+    expect((await failure(readProjectArchive(missing).then(planProjectFiles))).message).toBe(
+      'aspect a: file toString named by the config is missing',
+    );
+  });
+
+  it('bounds an uncompressed archive by the unpacked size too', async () => {
+    const big = await tarOf([{ name: 'aspect.yml', text: 'x'.repeat(2 * 1024 * 1024) }]);
+    expect((await failure(readProjectArchive(big, 1024 * 1024))).message).toBe(
+      'the archive unpacks to more than 1048576 bytes',
+    );
+  });
+});

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { ResourceError } from '@novelrag/repository';
 import { extract } from 'tar-stream';
-import { configPaths, projectToDumps } from './project-format';
+import { configPaths, projectFilesRecord, projectToDumps } from './project-format';
 import {
   DEFAULT_IMPORT_BATCH_BYTES,
   type ImportPlan,
@@ -33,13 +33,18 @@ function insidePath(name: string, what: string): string {
   return normalized;
 }
 
+const tooLarge = (maxBytes: number) =>
+  invalid(`the archive unpacks to more than ${maxBytes} bytes`, { tooLarge: true, maxBytes });
+
 function gunzipped(archive: Buffer, maxBytes: number): Buffer {
-  if (archive[0] !== 0x1f || archive[1] !== 0x8b) return archive;
+  if (archive[0] !== 0x1f || archive[1] !== 0x8b) {
+    if (archive.length > maxBytes) throw tooLarge(maxBytes);
+    return archive;
+  }
   try {
     return gunzipSync(archive, { maxOutputLength: maxBytes });
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-      throw invalid(`the archive unpacks to more than ${maxBytes} bytes`, { tooLarge: true, maxBytes });
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBytes);
     throw invalid('the upload is not a valid gzip stream');
   }
 }
@@ -96,12 +101,17 @@ export function planProjectFiles(
 ): ImportPlan {
   const config = files.get(PROJECT_CONFIG_FILE);
   if (config === undefined) throw invalid(`the project holds no ${PROJECT_CONFIG_FILE}`);
-  const named = new Map(configPaths(config).map((name) => [insidePath(name, 'file'), name]));
-  const project = { config, files: {} as Record<string, string> };
+  // By the file each names: two aspects may name one file, spelled differently (`a.yml`, `./a.yml`).
+  const named = new Map<string, string[]>();
+  for (const name of configPaths(config)) {
+    const file = insidePath(name, 'file');
+    named.set(file, [...(named.get(file) ?? []), name]);
+  }
+  const project = { config, files: projectFilesRecord() };
   const unnamed: SkippedItem[] = [];
   for (const [file, text] of files) {
-    const name = named.get(file);
-    if (name !== undefined) project.files[name] = text;
+    const names = named.get(file);
+    if (names !== undefined) for (const name of names) project.files[name] = text;
     else if (file !== PROJECT_CONFIG_FILE)
       unnamed.push({ item: file, reason: `not named by ${PROJECT_CONFIG_FILE}` });
   }

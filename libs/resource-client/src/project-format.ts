@@ -56,12 +56,18 @@ export function configPaths(configText: string): string[] {
 }
 
 /** Reads a project into aspect dumps. Throws VALIDATION_FAILED naming the file at fault. */
+/** An empty record of a project's files by path, without a prototype: a file may be named `__proto__`. */
+export function projectFilesRecord(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
 export function projectToDumps(project: NovelragProject): AspectDump[] {
   return Object.entries(parseConfig(project.config)).map(([name, entry]) => {
     // `path` stays in the metadata too: the store keeps no aspect path, and export must write the original's.
     const { description, children_keys: childrenKeys = [], ...metadata } = entry;
     const { path } = entry;
-    const text = project.files[path];
+    // Own files only: a config naming `constructor` or `toString` must not find Object.prototype's members.
+    const text = Object.hasOwn(project.files, path) ? project.files[path] : undefined;
     if (text === undefined) {
       throw new ResourceError(
         'VALIDATION_FAILED',
@@ -90,7 +96,7 @@ export function projectToDumps(project: NovelragProject): AspectDump[] {
 /** Writes aspect dumps in the project format (`<aspect>.yml` unless the aspect or its metadata names its path). */
 export function dumpsToProject(dumps: readonly AspectDump[]): NovelragProject {
   const config: Record<string, unknown> = {};
-  const files: Record<string, string> = {};
+  const files = projectFilesRecord();
   for (const { aspect, elements } of dumps) {
     const { path: kept, ...metadata } = aspect.metadata;
     const path = aspect.path ?? (typeof kept === 'string' && kept !== '' ? kept : `${aspect.name}.yml`);

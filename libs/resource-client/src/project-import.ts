@@ -10,7 +10,7 @@ import {
 } from '@novelrag/contracts';
 import { ResourceError } from '@novelrag/repository';
 import { z } from 'zod';
-import { configPaths, type NovelragProject, projectToDumps } from './project-format';
+import { configPaths, type NovelragProject, projectFilesRecord, projectToDumps } from './project-format';
 import type { ResourceService } from './resource-service.port';
 import { countInputs } from './wire-helpers';
 
@@ -175,7 +175,7 @@ export async function readProjectDir(
   const config = await readFile(path.join(root, PROJECT_CONFIG_FILE), 'utf8').catch(() => {
     throw new ResourceError('VALIDATION_FAILED', `${dir} holds no readable ${PROJECT_CONFIG_FILE}`);
   });
-  const files: Record<string, string> = {};
+  const files = projectFilesRecord();
   for (const name of configPaths(config)) {
     const file = path.resolve(root, name);
     if (!file.startsWith(root + path.sep)) {

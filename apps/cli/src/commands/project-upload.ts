@@ -30,7 +30,13 @@ async function* progressEvents(res: Response): AsyncGenerator<ImportProgressEven
   const decoder = new TextDecoder();
   let rest = '';
   const parse = (line: string) => {
-    const event = ImportProgressEvent.safeParse(JSON.parse(line));
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      json = undefined;
+    }
+    const event = ImportProgressEvent.safeParse(json);
     if (!event.success)
       throw new CliError('protocol', 'BAD_RESPONSE', 'the gateway sent an unknown import event');
     return event.data;
@@ -42,6 +48,25 @@ async function* progressEvents(res: Response): AsyncGenerator<ImportProgressEven
     for (const line of lines) if (line.trim()) yield parse(line);
   }
   if (rest.trim()) yield parse(rest);
+}
+
+/** A failure while the stream is read, coded: the upload's bound running out, or the connection lost. */
+function streamFailure(err: unknown): CliError {
+  if (err instanceof CliError) return err;
+  // Duck-typed: fetch's TimeoutError is a DOMException, not always an Error of this realm.
+  const {
+    name,
+    message = String(err),
+    cause,
+  } = (err ?? {}) as { name?: string; message?: string; cause?: unknown };
+  if (name === 'TimeoutError' || name === 'AbortError')
+    return new CliError('timeout', 'TIMEOUT', `the import sent no report within ${UPLOAD_TIMEOUT_MS} ms`);
+  const why = cause instanceof Error ? `${message}: ${cause.message}` : message;
+  return new CliError(
+    'protocol',
+    'STREAM_LOST',
+    `the import's progress stream broke off (${why}); the batches it reported stay imported`,
+  );
 }
 
 export interface UploadReport {
@@ -67,15 +92,19 @@ export async function uploadProject(
     query: { mode: options.mode },
     timeoutMs: UPLOAD_TIMEOUT_MS,
   });
-  for await (const event of progressEvents(res)) {
-    if (event.event === 'progress') {
-      const line = `batch ${event.batch}/${event.batches}: ${event.label}`;
-      if (options.quiet) io.status(line);
-      else io.out(line);
+  try {
+    for await (const event of progressEvents(res)) {
+      if (event.event === 'progress') {
+        const line = `batch ${event.batch}/${event.batches}: ${event.label}`;
+        if (options.quiet) io.status(line);
+        else io.out(line);
+      }
+      if (event.event === 'error')
+        throw new CliError('api', event.error.code, event.error.message, event.error.details);
+      if (event.event === 'report') return event.report;
     }
-    if (event.event === 'error')
-      throw new CliError('api', event.error.code, event.error.message, event.error.details);
-    if (event.event === 'report') return event.report;
+  } catch (err) {
+    throw streamFailure(err);
   }
   throw new CliError('protocol', 'BAD_RESPONSE', 'the import stream ended without a report');
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../http/api-error';
-import { readBoundedBody } from './import-stream';
+import { type ImportResponse, readBoundedBody } from './import-stream';
+import { ProjectsController } from './projects.controller';
 
 /** A request body arriving in chunks, with the headers a client sent. */
 function request(chunks: Buffer[], headers: Record<string, string> = {}) {
@@ -47,5 +48,55 @@ describe('upload bodies', () => {
       code: 'VALIDATION_FAILED',
       status: 400,
     });
+  });
+});
+
+/** A request whose body arrives only when `end()` is called (a slow upload), empty. */
+function pendingRequest() {
+  let end = () => undefined as void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  let reads = 0;
+  return {
+    headers: {},
+    end,
+    get reads() {
+      return reads;
+    },
+    [Symbol.asyncIterator]: (): AsyncIterator<Buffer> => ({
+      next: async () => {
+        reads += 1;
+        await ended;
+        return { done: true, value: undefined };
+      },
+    }),
+  };
+}
+
+const res = {} as ImportResponse;
+
+describe('concurrent uploads', () => {
+  it('holds at most two uploads at once (each may unpack to 64 MiB from a tiny body): a third is a 429', async () => {
+    // The upload never reaches the resource-service here: every body below is empty or refused.
+    const controller = new ProjectsController(undefined as never);
+    const upload = (req: ReturnType<typeof pendingRequest>) =>
+      controller.importUpload({ mode: 'merge' }, undefined, req, res);
+    const first = pendingRequest();
+    const second = pendingRequest();
+    const running = [upload(first), upload(second)].map((p) => failure(p));
+    const third = pendingRequest();
+    const refused = failure(upload(third));
+    for (const req of [first, second, third]) req.end();
+    expect(await refused).toEqual({ code: 'RATE_LIMITED', status: 429 });
+    expect(third.reads).toBe(0);
+    expect(await Promise.all(running)).toEqual([
+      { code: 'VALIDATION_FAILED', status: 400 },
+      { code: 'VALIDATION_FAILED', status: 400 },
+    ]);
+    // The slots are freed whatever the outcome: a new upload is read again.
+    const fourth = pendingRequest();
+    const after = failure(upload(fourth));
+    fourth.end();
+    expect(await after).toEqual({ code: 'VALIDATION_FAILED', status: 400 });
+    expect(fourth.reads).toBe(1);
   });
 });

@@ -44,6 +44,30 @@ export async function readBoundedBody(req: BodyRequest, maxBytes: number): Promi
   return Buffer.concat(chunks);
 }
 
+/**
+ * Uploads handled at once. Each holds its body (up to 32 MiB), what it unpacks to (up to 64 MiB, from a body of a few
+ * KiB when gzipped) and its plan until its import ends, so they are bounded: past the bound an upload is refused
+ * (`429 RATE_LIMITED`) before its body is read.
+ */
+export class UploadSlots {
+  private busy = 0;
+  constructor(private readonly max: number) {}
+
+  /** Runs `work` in a slot, freed whatever its outcome; refused at once when every slot is taken. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.busy >= this.max)
+      throw new ApiError('RATE_LIMITED', `the gateway is already handling ${this.max} uploads: retry later`, {
+        maxUploads: this.max,
+      });
+    this.busy += 1;
+    try {
+      return await work();
+    } finally {
+      this.busy -= 1;
+    }
+  }
+}
+
 export interface ImportResponse {
   status(code: number): ImportResponse;
   setHeader(name: string, value: string): void;

@@ -15,7 +15,14 @@ import {
 } from '@novelrag/resource-client';
 import { z } from 'zod';
 import { RESOURCE_SERVICE } from '../resources/resource-service.provider';
-import { answerImport, asApiError, type ImportResponse, NDJSON, readBoundedBody } from './import-stream';
+import {
+  answerImport,
+  asApiError,
+  type ImportResponse,
+  NDJSON,
+  readBoundedBody,
+  UploadSlots,
+} from './import-stream';
 
 const ImportMode = ImportRequest.shape.mode
   .optional()
@@ -42,6 +49,9 @@ type UploadQuery = z.infer<typeof UploadQuery>;
 /** Bound on an upload's body (the archive as sent, compressed or not). */
 export const MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
 
+/** Uploads handled at once by a gateway (see `UploadSlots`). */
+export const MAX_CONCURRENT_UPLOADS = 2;
+
 /** Plans an import, a project-format problem answered as a 4xx naming the file. */
 async function plan(read: () => Promise<ImportPlan>): Promise<ImportPlan> {
   try {
@@ -59,6 +69,8 @@ async function plan(read: () => Promise<ImportPlan>): Promise<ImportPlan> {
 @ApiBearerAuth()
 @Controller('v1/projects')
 export class ProjectsController {
+  private readonly uploads = new UploadSlots(MAX_CONCURRENT_UPLOADS);
+
   constructor(@Inject(RESOURCE_SERVICE) private readonly resources: ResourceService) {}
 
   @Post('import')
@@ -92,9 +104,11 @@ export class ProjectsController {
     @Req() req: Parameters<typeof readBoundedBody>[0],
     @Res() res: ImportResponse,
   ): Promise<void> {
-    const archive = await readBoundedBody(req, MAX_UPLOAD_BYTES);
-    const planned = await plan(async () => planProjectFiles(await readProjectArchive(archive)));
-    await answerImport(this.resources, planned, mode, accept, res);
+    await this.uploads.run(async () => {
+      const archive = await readBoundedBody(req, MAX_UPLOAD_BYTES);
+      const planned = await plan(async () => planProjectFiles(await readProjectArchive(archive)));
+      await answerImport(this.resources, planned, mode, accept, res);
+    });
   }
 
   @Post('import/batches')
