@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { ResourceError } from '@novelrag/repository';
 import { extract } from 'tar-stream';
 import { configPaths, projectFilesRecord, projectToDumps } from './project-format';
@@ -33,16 +34,19 @@ function insidePath(name: string, what: string): string {
   return normalized;
 }
 
+const gunzipAsync = promisify(gunzip);
+
 const tooLarge = (maxBytes: number) =>
   invalid(`the archive unpacks to more than ${maxBytes} bytes`, { tooLarge: true, maxBytes });
 
-function gunzipped(archive: Buffer, maxBytes: number): Buffer {
+/** The archive unpacked off the event loop (zlib's thread pool), bounded while it inflates. */
+async function gunzipped(archive: Buffer, maxBytes: number): Promise<Buffer> {
   if (archive[0] !== 0x1f || archive[1] !== 0x8b) {
     if (archive.length > maxBytes) throw tooLarge(maxBytes);
     return archive;
   }
   try {
-    return gunzipSync(archive, { maxOutputLength: maxBytes });
+    return await gunzipAsync(archive, { maxOutputLength: maxBytes });
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(maxBytes);
     throw invalid('the upload is not a valid gzip stream');
@@ -58,6 +62,7 @@ export async function readProjectArchive(
   archive: Buffer,
   maxBytes = MAX_PROJECT_ARCHIVE_BYTES,
 ): Promise<ProjectFiles> {
+  const unpacked = await gunzipped(archive, maxBytes);
   const files = new Map<string, string>();
   const skipped: SkippedItem[] = [];
   const tar = extract();
@@ -74,7 +79,7 @@ export async function readProjectArchive(
       else if (type !== 'directory') skipped.push({ item: file, reason: `a ${type} entry, not a file` });
     }
   })();
-  Readable.from([gunzipped(archive, maxBytes)]).pipe(tar);
+  Readable.from([unpacked]).pipe(tar);
   await done.catch((err: unknown) => {
     if (err instanceof ResourceError) throw err;
     throw invalid(`the upload is not a valid tar archive: ${(err as Error).message}`.slice(0, 300));
