@@ -165,7 +165,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One goal's trace as Server-Sent Events (plus the answer of a rag goal as `answer.delta` events while it is written); ends after the final event unless follow=true */
+    /** One goal's trace as Server-Sent Events (plus the answer of a rag or assistant goal as `answer.delta` events while it is written); ends after the final event unless follow=true */
     get: operations['EventsController_goalEvents'];
     put?: never;
     post?: never;
@@ -2995,7 +2995,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Server-Sent Events. Each trace event is sent as `id: <TRACE stream sequence>`, `event: <kind>` and `data: <the TraceEvent as JSON>` (resume with Last-Event-ID). Also sent: `event: end` (data `{}`) after the final event of a goal, and `event: error` (data `{code, message}`) when the stream fails; `: ping` comments every 15 s. The events of one goal also carry, while a `rag` goal writes its answer and the client is connected, `event: answer.delta` without an id (data: the AnswerDelta as JSON: the next piece of the answer); they are not replayed, the whole answer is in the `rag.answer` trace event. */
+      /** @description Server-Sent Events. Each trace event is sent as `id: <TRACE stream sequence>`, `event: <kind>` and `data: <the TraceEvent as JSON>` (resume with Last-Event-ID). Also sent: `event: end` (data `{}`) after the final event of a goal, and `event: error` (data `{code, message}`) when the stream fails; `: ping` comments every 15 s. The events of one goal also carry, while a `rag` or `assistant` goal writes its answer and the client is connected, `event: answer.delta` without an id (data: the AnswerDelta as JSON: the next piece of the answer); they are not replayed, the whole answer is in the `rag.answer` or `assistant.output` trace event. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3042,7 +3042,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Server-Sent Events. Each trace event is sent as `id: <TRACE stream sequence>`, `event: <kind>` and `data: <the TraceEvent as JSON>` (resume with Last-Event-ID). Also sent: `event: end` (data `{}`) after the final event of a goal, and `event: error` (data `{code, message}`) when the stream fails; `: ping` comments every 15 s. The events of one goal also carry, while a `rag` goal writes its answer and the client is connected, `event: answer.delta` without an id (data: the AnswerDelta as JSON: the next piece of the answer); they are not replayed, the whole answer is in the `rag.answer` trace event. */
+      /** @description Server-Sent Events. Each trace event is sent as `id: <TRACE stream sequence>`, `event: <kind>` and `data: <the TraceEvent as JSON>` (resume with Last-Event-ID). Also sent: `event: end` (data `{}`) after the final event of a goal, and `event: error` (data `{code, message}`) when the stream fails; `: ping` comments every 15 s. The events of one goal also carry, while a `rag` or `assistant` goal writes its answer and the client is connected, `event: answer.delta` without an id (data: the AnswerDelta as JSON: the next piece of the answer); they are not replayed, the whole answer is in the `rag.answer` or `assistant.output` trace event. */
       200: {
         headers: {
           [name: string]: unknown;

@@ -137,14 +137,25 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
     await expect(watch.done).resolves.toBeUndefined();
   });
 
-  it('keeps waiting when the entry is a finished record (the reply is on its way)', async () => {
+  it('keeps waiting while a finished record is within the grace (the reply is on its way)', async () => {
     const id = nextId();
     await store.record(recordOf(id));
-    const watch = start(watchOf(), id);
+    const watch = start(watchOf({ graceMs: 60_000 }), id);
     await reads.after(3);
     expect(watch.state()).toBe('pending');
     watch.stop.abort();
     await expect(watch.done).resolves.toBeUndefined();
+  });
+
+  it('gives the call up once its result stays recorded past the grace without a reply (nobody will send it)', async () => {
+    const id = nextId();
+    const watch = start(watchOf({ graceMs: 100 }), id);
+    await reads.after(2);
+    const before = Date.now();
+    await store.record(recordOf(id));
+    const lost = await watch.done;
+    expect(lost).toEqual({ kind: 'result-unsent', recordedSince: expect.any(Number) });
+    expect((lost as { recordedSince: number }).recordedSince).toBeGreaterThanOrEqual(before);
   });
 
   it('ignores a stale claim it was told to ignore, and notices the next one', async () => {
