@@ -30,8 +30,19 @@ export interface UnsentResult {
   readonly recordedSince: number;
 }
 
+/**
+ * A call of a tool whose runners claim every call before running it, with still no claim after the grace: it reached
+ * nobody that runs it (e.g. a runner killed as the call arrived). Sent again with the same invocation id, it runs once:
+ * should the first runner still claim it, the `create` of the claim lets only one of them run it.
+ */
+export interface UnclaimedCall {
+  readonly kind: 'unclaimed';
+  /** Since when (epoch ms) this watch saw no entry. */
+  readonly unclaimedSince: number;
+}
+
 /** Why a pending call is given up before its timeout. */
-export type Abandonment = StoppedRunner | GoneTool | UnsentResult;
+export type Abandonment = StoppedRunner | GoneTool | UnsentResult | UnclaimedCall;
 
 export interface ClaimWatchOptions {
   /** How long past its `leaseUntil` a claim is still trusted, for clock skew between processes. Default 2 s. */
@@ -51,6 +62,8 @@ export interface ClaimWatchOptions {
    * (true), none does (false) or it cannot be told (undefined). Without it such a call waits for its timeout.
    */
   readonly served?: (tool: string) => Promise<boolean | undefined>;
+  /** Whether every runner of `tool` claims a call before running it (see UnclaimedCall); default: none does. */
+  readonly claimsExpected?: (tool: string) => boolean;
 }
 
 export interface WatchOptions {
@@ -100,11 +113,17 @@ export class ClaimWatch {
       let pause = this.pollMs;
       let goneSince: number | undefined;
       let recordedSince: number | undefined;
+      let unclaimedSince: number | undefined;
       while (await sleep(pause, watch.signal)) {
         const entry = await this.read(invocationId, watch.tool);
         if (watch.signal.aborted) return undefined;
         pause = this.pollMs;
         if (entry === 'none') {
+          if (watch.tool && this.options.claimsExpected?.(watch.tool)) {
+            unclaimedSince ??= this.now();
+            if (this.now() - unclaimedSince > this.graceMs) return { kind: 'unclaimed', unclaimedSince };
+            continue;
+          }
           const served =
             watch.tool && this.options.served ? await this.options.served(watch.tool) : undefined;
           if (watch.signal.aborted) return undefined;
@@ -115,6 +134,7 @@ export class ClaimWatch {
           continue;
         }
         goneSince = undefined;
+        unclaimedSince = undefined;
         if (entry === 'finished') {
           // The reply is normally on its way; past the grace, nobody will send it (see UnsentResult).
           recordedSince ??= this.now();

@@ -373,6 +373,58 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     }
   }, 60_000);
 
+  it('re-sends a call that reached a runner killed before it claimed it (issue #18 finding 3)', async () => {
+    // Runners of this tool claim every call before running it; the one the call reached is killed as it arrives.
+    const received: [string, number][] = [];
+    const dyingNc = await connect({ servers: nats.url });
+    const dying = deferred();
+    dyingNc.subscribe(Subjects.toolInvoke('unclaimed'), {
+      queue: TOOL_QUEUE_GROUP,
+      max: 1,
+      callback: (_err, msg) => {
+        received.push(['killed-runner', ToolInvocation.parse(msg.json()).attempt ?? 1]);
+        dying.resolve();
+      },
+    });
+    await dyingNc.flush();
+    const live = toolKitRunner('live-runner');
+    const found: Abandonment[] = [];
+    const outcome = executor({
+      goalId: 'goal-unclaimed',
+      timeoutOf: () => 10 * 60_000, // without the watch noticing, far past this test's timeout
+      claimWatch: {
+        lostCall: async (id, options) => {
+          const watch = new ClaimWatch(nc, { graceMs: 1_000, pollMs: 50, claimsExpected: () => true });
+          const lost = await watch.lostCall(id, options);
+          if (lost) found.push(lost);
+          return lost;
+        },
+      },
+    }).execute(operationPlan('unclaimed', {}, 'write'), ctx());
+    await dying.promise;
+    await dyingNc.close(); // killed: the call it received is gone with it
+    const sub = nc.subscribe(Subjects.toolInvoke('unclaimed'), {
+      queue: TOOL_QUEUE_GROUP,
+      callback: (_err, msg) => {
+        const inv = ToolInvocation.parse(msg.json());
+        received.push(['live-runner', inv.attempt ?? 1]);
+        void live
+          .execute(inv, inv.deadline, () => Promise.resolve({ type: 'result', result: 'ran once' }))
+          .then((output) => msg.respond(JSON.stringify(output)));
+      },
+    });
+    try {
+      await expect(outcome).resolves.toMatchObject({ status: 'success', result: 'ran once' });
+      expect(found).toEqual([expect.objectContaining({ kind: 'unclaimed' })]);
+      expect(received).toEqual([
+        ['killed-runner', 1],
+        ['live-runner', 2],
+      ]);
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
+
   describe('a third-party tool that writes no claims (raw contract, its own process)', () => {
     /** The tool's own micro service on its own connection; `onCall` gets each request (answer it or not). */
     const thirdParty = async (
