@@ -6,8 +6,9 @@ import { type ChaosReport, chaosSettings, formatReport, runChaos, violations } f
 // Every property is checked from the bus and the stores, never from timing: all goals terminal within a generous
 // bound, no write applied twice, gapless traces with one final event, no answer lost, no decline invented, outcomes
 // that match the repository. CHAOS_* variables override the settings (e.g. a larger CHAOS_GOAL_BOUND_MS).
-// A goal left `running` after an orchestrator kill while its confirmation was pending (the report lists its last
-// trace events) is issue #18's finding 3: the re-sent call never ends.
+// A goal left `running` (the report lists its last trace events) was issue #18's finding 3: a re-sent call that was
+// never answered, because the runner holding it was killed (while it waited for another runner's claim, or as the
+// call arrived, before claiming it). The claim watch now notices both (remote-tool-executor.int.spec.ts).
 describe('chaos: concurrent goals through kill -9 of orchestrators and tool-runners', () => {
   let report: ChaosReport;
 

@@ -72,7 +72,7 @@ export const OrchestratorEnv = z
     NOVELRAG_TOOL_CLAIM_GRACE_MS: int(0, 10 * 60_000)
       .default(2_000)
       .describe(
-        "How long past its lease a runner's claim on a tool call is still trusted (clock skew between hosts); after that the runner is taken for dead and the call is retried at once. Also how long a tool that keeps no claims may leave pings unanswered before its pending call is given up.",
+        "How long past its lease a runner's claim on a tool call is still trusted (clock skew between hosts); after that the runner is taken for dead and the call is retried at once. Also how long a tool that keeps no claims may leave pings unanswered before its pending call is given up, and how long a recorded result may go without its reply before the call is asked again (answered from the record).",
       ),
     NOVELRAG_RESOURCE_TIMEOUT_MS: int(100, 10 * 60_000)
       .default(10_000)

@@ -209,6 +209,9 @@ describe('ToolHost over real NATS', () => {
       subject: 'novelrag.tools.echo.invoke',
       metadata: { description: 'echoes its text', readOnly: true, idempotent: true, destructive: false },
       service: { name: 'novelrag-tools-kit-test' },
+      // The host records results, so it claims every at-most-once call before running it (the orchestrator re-sends
+      // a call no claim shows after a grace).
+      claims: true,
     });
     expect(found.find((t) => t.name === 'sleepy')?.metadata.timeoutMs).toBe(300);
   });

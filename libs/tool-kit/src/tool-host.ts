@@ -152,7 +152,12 @@ export class ToolHost {
       name: this.options.serviceName,
       version: this.options.version,
       description: this.options.description ?? 'NovelRAG tools',
-      metadata: { instance: this.options.instanceId },
+      // `claims`: an at-most-once call is claimed in the results bucket before it runs (the orchestrator re-sends a call
+      // that no claim shows after a grace: it reached nobody, e.g. a runner killed as it arrived).
+      metadata: {
+        instance: this.options.instanceId,
+        ...(this.idempotent ? { claims: 'true' } : {}),
+      },
       queue: TOOL_QUEUE_GROUP,
     });
     this.service = svc;

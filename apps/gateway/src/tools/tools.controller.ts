@@ -25,7 +25,9 @@ export class ToolsController {
     summary:
       'Tools discovered on the bus ($SRV.INFO), with their metadata and instance counts, and refused endpoints',
   })
-  list(): Promise<ToolDiscovery> {
-    return discoverTools(this.nc, undefined, this.owners ? { owners: this.owners } : {});
+  async list(): Promise<ToolDiscovery> {
+    const found = await discoverTools(this.nc, undefined, this.owners ? { owners: this.owners } : {});
+    // `claims` is the orchestrator's bookkeeping (which calls it may re-send), not part of the public catalogue.
+    return { ...found, tools: found.tools.map(({ claims: _claims, ...tool }) => tool) };
   }
 }

@@ -63,6 +63,9 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
   const nextId = () => `goal-1-s${seq++}`;
   const watchOf = (options: Pick<ClaimWatchOptions, 'graceMs' | 'bucket' | 'bucketOf'> = {}) =>
     new ClaimWatch(nc, { bucket: BUCKET, graceMs: 2_000, pollMs: 20, ...options });
+  /** A watch of a tool whose runners claim every call before running it. */
+  const claimingWatch = () =>
+    new ClaimWatch(nc, { bucket: BUCKET, graceMs: 100, pollMs: 20, claimsExpected: () => true });
   /** Starts a watch; `state()` tells whether it has resolved yet. */
   const start = (watch: ClaimWatch, invocationId: string, ignore?: ReadonlySet<number>) => {
     const stop = new AbortController();
@@ -137,14 +140,48 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
     await expect(watch.done).resolves.toBeUndefined();
   });
 
-  it('keeps waiting when the entry is a finished record (the reply is on its way)', async () => {
+  it('keeps waiting while a finished record is within the grace (the reply is on its way)', async () => {
     const id = nextId();
     await store.record(recordOf(id));
-    const watch = start(watchOf(), id);
+    const watch = start(watchOf({ graceMs: 60_000 }), id);
     await reads.after(3);
     expect(watch.state()).toBe('pending');
     watch.stop.abort();
     await expect(watch.done).resolves.toBeUndefined();
+  });
+
+  it('gives the call up once its result stays recorded past the grace without a reply (nobody will send it)', async () => {
+    const id = nextId();
+    const watch = start(watchOf({ graceMs: 100 }), id);
+    await reads.after(2);
+    const before = Date.now();
+    await store.record(recordOf(id));
+    const lost = await watch.done;
+    expect(lost).toEqual({ kind: 'result-unsent', recordedSince: expect.any(Number) });
+    expect((lost as { recordedSince: number }).recordedSince).toBeGreaterThanOrEqual(before);
+  });
+
+  it('gives up a call of a tool whose runners claim every call once no claim appeared past the grace', async () => {
+    const id = nextId();
+    const watch = claimingWatch();
+    const stop = new AbortController();
+    await expect(watch.lostCall(id, { signal: stop.signal, tool: 'echo' })).resolves.toEqual({
+      kind: 'unclaimed',
+      unclaimedSince: expect.any(Number),
+    });
+  });
+
+  it('keeps waiting for a claimed call of such a tool while its claim is renewed', async () => {
+    const id = nextId();
+    await store.claim(claimOf(id, Date.now() + 60_000));
+    const watch = claimingWatch();
+    const stop = new AbortController();
+    let state: Abandonment | undefined | 'pending' = 'pending';
+    const done = watch.lostCall(id, { signal: stop.signal, tool: 'echo' }).then((r) => (state = r));
+    await reads.after(10);
+    expect(state).toBe('pending');
+    stop.abort();
+    await expect(done).resolves.toBeUndefined();
   });
 
   it('ignores a stale claim it was told to ignore, and notices the next one', async () => {

@@ -19,8 +19,30 @@ export interface GoneTool {
   readonly goneSince: number;
 }
 
+/**
+ * A call whose result is recorded, but whose reply did not come within the grace: the instance that held this request
+ * is gone (e.g. a runner that only waited for another runner's claim, and died), so the reply never will. Sent again
+ * with the same invocation id, the call is answered with the recorded result (it does not run again).
+ */
+export interface UnsentResult {
+  readonly kind: 'result-unsent';
+  /** Since when (epoch ms) this watch saw the result recorded. */
+  readonly recordedSince: number;
+}
+
+/**
+ * A call of a tool whose runners claim every call before running it, with still no claim after the grace: it reached
+ * nobody that runs it (e.g. a runner killed as the call arrived). Sent again with the same invocation id, it runs once:
+ * should the first runner still claim it, the `create` of the claim lets only one of them run it.
+ */
+export interface UnclaimedCall {
+  readonly kind: 'unclaimed';
+  /** Since when (epoch ms) this watch saw no entry. */
+  readonly unclaimedSince: number;
+}
+
 /** Why a pending call is given up before its timeout. */
-export type Abandonment = StoppedRunner | GoneTool;
+export type Abandonment = StoppedRunner | GoneTool | UnsentResult | UnclaimedCall;
 
 export interface ClaimWatchOptions {
   /** How long past its `leaseUntil` a claim is still trusted, for clock skew between processes. Default 2 s. */
@@ -40,6 +62,8 @@ export interface ClaimWatchOptions {
    * (true), none does (false) or it cannot be told (undefined). Without it such a call waits for its timeout.
    */
   readonly served?: (tool: string) => Promise<boolean | undefined>;
+  /** Whether every runner of `tool` claims a call before running it (see UnclaimedCall); default: none does. */
+  readonly claimsExpected?: (tool: string) => boolean;
 }
 
 export interface WatchOptions {
@@ -56,9 +80,11 @@ const MIN_PAUSE_MS = 20;
 /**
  * Watches the `tool-results` entry of an invocation while its request is pending, to notice a runner that died
  * holding the invocation (its claim's lease ran out) long before the attempt's timeout. Only runners built on the tool
- * kit write claims: a finished record or anything unreadable means "keep waiting", and so does any KV error (missing
+ * kit write claims: anything unreadable means "keep waiting", and so does any KV error (missing
  * bucket, no JetStream, permissions): the attempt's own timeout still bounds the wait. While there is no entry at all
- * (a tool that writes no claims), the optional `served` check notices a tool none of whose instances still runs.
+ * (a tool that writes no claims), the optional `served` check notices a tool none of whose instances still runs. A
+ * finished record means "the reply is on its way" for the grace only: the process that holds this request may be a
+ * runner that merely waited for another runner's claim and died (issue #18 finding 3), and then no reply ever comes.
  */
 export class ClaimWatch {
   private readonly graceMs: number;
@@ -77,7 +103,8 @@ export class ClaimWatch {
 
   /**
    * Resolves once the call is known to be lost: the invocation's claim is past `leaseUntil + grace`, or (no claim
-   * at all) the tool's services stopped answering for longer than the grace; resolves `undefined` once `signal`
+   * at all) the tool's services stopped answering for longer than the grace, or its result has been recorded for
+   * longer than the grace without the request settling; resolves `undefined` once `signal`
    * aborts. Never rejects. The first read waits one pause, so that a live runner that received this attempt has
    * taken over a stale claim left by an earlier one before it is judged.
    */
@@ -85,11 +112,18 @@ export class ClaimWatch {
     try {
       let pause = this.pollMs;
       let goneSince: number | undefined;
+      let recordedSince: number | undefined;
+      let unclaimedSince: number | undefined;
       while (await sleep(pause, watch.signal)) {
         const entry = await this.read(invocationId, watch.tool);
         if (watch.signal.aborted) return undefined;
         pause = this.pollMs;
         if (entry === 'none') {
+          if (watch.tool && this.options.claimsExpected?.(watch.tool)) {
+            unclaimedSince ??= this.now();
+            if (this.now() - unclaimedSince > this.graceMs) return { kind: 'unclaimed', unclaimedSince };
+            continue;
+          }
           const served =
             watch.tool && this.options.served ? await this.options.served(watch.tool) : undefined;
           if (watch.signal.aborted) return undefined;
@@ -100,6 +134,14 @@ export class ClaimWatch {
           continue;
         }
         goneSince = undefined;
+        unclaimedSince = undefined;
+        if (entry === 'finished') {
+          // The reply is normally on its way; past the grace, nobody will send it (see UnsentResult).
+          recordedSince ??= this.now();
+          if (this.now() - recordedSince > this.graceMs) return { kind: 'result-unsent', recordedSince };
+          continue;
+        }
+        recordedSince = undefined;
         if (entry === 'other' || watch.ignore?.has(entry.revision)) continue;
         const expiresAt = entry.leaseUntil + this.graceMs;
         if (expiresAt < this.now()) return entry;
@@ -112,8 +154,11 @@ export class ClaimWatch {
     }
   }
 
-  /** The invocation's claim; 'none' when there is no entry; 'other' for a finished record, garbage or a failed read. */
-  private async read(invocationId: string, tool?: string): Promise<StoppedRunner | 'none' | 'other'> {
+  /** The invocation's claim; 'none' when there is no entry; 'finished' for a result; 'other' for garbage or a failed read. */
+  private async read(
+    invocationId: string,
+    tool?: string,
+  ): Promise<StoppedRunner | 'none' | 'finished' | 'other'> {
     const name =
       (tool !== undefined ? this.options.bucketOf?.(tool) : undefined) ??
       this.options.bucket ??
@@ -133,7 +178,7 @@ export class ClaimWatch {
     } catch {
       return 'other';
     }
-    if (ToolResultRecord.safeParse(raw).success) return 'other'; // finished: the reply is on its way
+    if (ToolResultRecord.safeParse(raw).success) return 'finished';
     const claim = ToolClaim.safeParse(raw);
     if (!claim.success) return 'other';
     return {

@@ -64,6 +64,7 @@ export function remoteToolExecutors(
       claimWatch: new ClaimWatch(nc, {
         ...(settings.toolClaimGraceMs === undefined ? {} : { graceMs: settings.toolClaimGraceMs }),
         served: (tool) => tools.served(tool),
+        claimsExpected: (tool) => tools.claimsExpected(tool),
       }),
     });
 }

@@ -275,6 +275,156 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     }
   });
 
+  it('asks again when the result is recorded but the runner holding the request died waiting (issue #18 finding 3)', async () => {
+    // The chaos suite's hang: the goal's first orchestrator sent the call to runner A, which asks the human; that
+    // orchestrator dies and the goal's new one re-sends the call, which lands on runner B. B only waits for A's claim,
+    // and is killed. A finishes, records the result and answers the dead orchestrator. Nobody answers the re-sent call.
+    const goalId = 'goal-unsent';
+    const invocationId = invocationIdOf(goalId, 3);
+    const release = deferred();
+    const claimed = deferred();
+    const owner = toolKitRunner('owner-runner');
+    const invocation = ToolInvocation.parse({
+      schemaVersion: SCHEMA_VERSION,
+      invocationId,
+      goalId,
+      step: 3,
+      tool: 'handed',
+      params: {},
+      deadline: Date.now() + 10 * 60_000,
+      runtimeSubject: Subjects.goalRuntime(goalId),
+      interactSubject: Subjects.goalInteract(goalId),
+      attempt: 1,
+    });
+    // Runner A: the first send's run (its reply would go to the dead orchestrator, so nobody hears it).
+    const ownerRun = owner.execute(invocation, invocation.deadline, async () => {
+      claimed.resolve();
+      await release.promise;
+      return { type: 'result', result: 'ran on owner-runner' };
+    });
+    await claimed.promise;
+    // Runner B, its own process (connection): takes the re-sent call and waits for A's claim.
+    const waiterNc = await connect({ servers: nats.url });
+    const waiter = new IdempotentExecution({
+      store: await KvToolResultStore.open(waiterNc),
+      runner: 'waiting-runner',
+      leaseMs: 2_000,
+      logger: silentLogger,
+    });
+    const received: [string, number][] = [];
+    const held = deferred();
+    waiterNc.subscribe(Subjects.toolInvoke('handed'), {
+      queue: TOOL_QUEUE_GROUP,
+      max: 1,
+      callback: (_err, msg) => {
+        const inv = ToolInvocation.parse(msg.json());
+        received.push(['waiting-runner', inv.attempt ?? 1]);
+        void waiter
+          .execute(inv, inv.deadline, () => Promise.resolve({ type: 'result', result: 'ran twice' }))
+          .then((output) => msg.respond(JSON.stringify(output)))
+          .catch(() => undefined); // its connection is closed: it is dead
+        held.resolve();
+      },
+    });
+    await waiterNc.flush();
+    const found: Abandonment[] = [];
+    const dispatched: number[] = [];
+    const outcome = executor({
+      goalId,
+      // Ten minutes of budget: without the watch noticing, the call waits far past this test's timeout.
+      timeoutOf: () => 10 * 60_000,
+      onDispatch: (inv) => dispatched.push(inv.attempt ?? 1),
+      claimWatch: {
+        lostCall: async (id, options) => {
+          // Some grace, so that a busy test process cannot give up a reply that is on its way.
+          const lost = await new ClaimWatch(nc, { graceMs: 3_000, pollMs: 50 }).lostCall(id, options);
+          if (lost) found.push(lost);
+          return lost;
+        },
+      },
+    }).execute(operationPlan('handed', {}, 'write'), ctx());
+    await held.promise;
+    await waiterNc.close(); // runner B is killed while it waits
+    // Another live runner serves the tool from now on; runner A finishes and records the result.
+    const live = toolKitRunner('live-runner');
+    const sub = nc.subscribe(Subjects.toolInvoke('handed'), {
+      queue: TOOL_QUEUE_GROUP,
+      callback: (_err, msg) => {
+        const inv = ToolInvocation.parse(msg.json());
+        received.push(['live-runner', inv.attempt ?? 1]);
+        void live
+          .execute(inv, inv.deadline, () => Promise.resolve({ type: 'result', result: 'ran twice' }))
+          .then((output) => msg.respond(JSON.stringify(output)));
+      },
+    });
+    try {
+      await nc.flush();
+      release.resolve();
+      await expect(ownerRun).resolves.toMatchObject({ type: 'result', result: 'ran on owner-runner' });
+      await expect(outcome).resolves.toMatchObject({ status: 'success', result: 'ran on owner-runner' });
+      expect(found).toEqual([expect.objectContaining({ kind: 'result-unsent' })]);
+      expect(dispatched).toEqual([1, 2]);
+      expect(received).toEqual([
+        ['waiting-runner', 1],
+        ['live-runner', 2],
+      ]);
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
+
+  it('re-sends a call that reached a runner killed before it claimed it (issue #18 finding 3)', async () => {
+    // Runners of this tool claim every call before running it; the one the call reached is killed as it arrives.
+    const received: [string, number][] = [];
+    const dyingNc = await connect({ servers: nats.url });
+    const dying = deferred();
+    dyingNc.subscribe(Subjects.toolInvoke('unclaimed'), {
+      queue: TOOL_QUEUE_GROUP,
+      max: 1,
+      callback: (_err, msg) => {
+        received.push(['killed-runner', ToolInvocation.parse(msg.json()).attempt ?? 1]);
+        dying.resolve();
+      },
+    });
+    await dyingNc.flush();
+    const live = toolKitRunner('live-runner');
+    const found: Abandonment[] = [];
+    const outcome = executor({
+      goalId: 'goal-unclaimed',
+      timeoutOf: () => 10 * 60_000, // without the watch noticing, far past this test's timeout
+      claimWatch: {
+        lostCall: async (id, options) => {
+          const watch = new ClaimWatch(nc, { graceMs: 1_000, pollMs: 50, claimsExpected: () => true });
+          const lost = await watch.lostCall(id, options);
+          if (lost) found.push(lost);
+          return lost;
+        },
+      },
+    }).execute(operationPlan('unclaimed', {}, 'write'), ctx());
+    await dying.promise;
+    await dyingNc.close(); // killed: the call it received is gone with it
+    const sub = nc.subscribe(Subjects.toolInvoke('unclaimed'), {
+      queue: TOOL_QUEUE_GROUP,
+      callback: (_err, msg) => {
+        const inv = ToolInvocation.parse(msg.json());
+        received.push(['live-runner', inv.attempt ?? 1]);
+        void live
+          .execute(inv, inv.deadline, () => Promise.resolve({ type: 'result', result: 'ran once' }))
+          .then((output) => msg.respond(JSON.stringify(output)));
+      },
+    });
+    try {
+      await expect(outcome).resolves.toMatchObject({ status: 'success', result: 'ran once' });
+      expect(found).toEqual([expect.objectContaining({ kind: 'unclaimed' })]);
+      expect(received).toEqual([
+        ['killed-runner', 1],
+        ['live-runner', 2],
+      ]);
+    } finally {
+      sub.unsubscribe();
+    }
+  }, 60_000);
+
   describe('a third-party tool that writes no claims (raw contract, its own process)', () => {
     /** The tool's own micro service on its own connection; `onCall` gets each request (answer it or not). */
     const thirdParty = async (

@@ -126,9 +126,22 @@ function failed(code: 'TIMEOUT' | 'TOOL_FAILED', message: string): AttemptEnd {
 
 /**
  * A call given up before its deadline. A stale claim is re-sent with the same invocation id (the next runner takes
- * the claim over; this revision is not judged again); a gone tool instance may have been running it.
+ * the claim over; this revision is not judged again); a gone tool instance may have been running it; a recorded
+ * result whose reply never came is asked for again (the runner replays it).
  */
 function lostCall(lost: Abandonment, tool: string, staleClaims: Set<number>): AttemptEnd {
+  if (lost.kind === 'unclaimed') {
+    // No runner claimed it: it did not run (a late claim of the first send makes the re-send wait for that run).
+    const since = new Date(lost.unclaimedSince).toISOString();
+    const why = `no runner of ${tool} took the call: the instance it reached is gone`;
+    return { kind: 'lost', error: errorEnvelope('UNAVAILABLE', why, { unclaimedSince: since }), gone: false };
+  }
+  if (lost.kind === 'result-unsent') {
+    // Recorded: the call does not run again, the next attempt is answered with the recorded result.
+    const since = new Date(lost.recordedSince).toISOString();
+    const why = `${tool} recorded its result but no reply came: the instance that held the call is gone`;
+    return { kind: 'lost', error: errorEnvelope('UNAVAILABLE', why, { recordedSince: since }), gone: false };
+  }
   if (lost.kind === 'tool-gone') {
     return {
       kind: 'lost',

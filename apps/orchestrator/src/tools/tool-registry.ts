@@ -236,6 +236,17 @@ export class ToolRegistry {
     return service === undefined ? undefined : toolResultsBucket(service);
   }
 
+  /**
+   * Whether every instance serving `name` claims a call of it in its results bucket before running it: they say they
+   * do (tool kit, results recorded) and the tool needs at-most-once (not read-only; destructive or not idempotent).
+   */
+  claimsExpected(name: string): boolean {
+    const tool = this.known.get(name)?.tool;
+    if (!tool?.claims) return false;
+    const { readOnly, destructive, idempotent } = tool.metadata;
+    return !readOnly && (destructive || !idempotent);
+  }
+
   /** The declared timeout of a tool, if any. */
   timeoutOf(name: string): number | undefined {
     return this.known.get(name)?.tool.metadata.timeoutMs;

@@ -15,6 +15,12 @@ export interface DiscoveredTool extends ToolDescriptor {
   readonly instances: number;
   /** The micro service names of those instances (to ask `$SRV.PING.<name>` whether any still runs). */
   readonly serviceNames: readonly string[];
+  /**
+   * Every instance says (service metadata `claims: "true"`, set by the tool kit when it records results) that it
+   * claims an at-most-once call in its results bucket before it runs it: a call with no claim long after it was sent
+   * reached nobody that runs it.
+   */
+  readonly claims?: true;
 }
 
 export interface InvalidToolEndpoint {
@@ -48,6 +54,7 @@ const ServiceInfo = z.object({
   name: z.string(),
   id: z.string(),
   version: z.string(),
+  metadata: z.record(z.string(), z.string()).nullish(),
   endpoints: z
     .array(z.object({ subject: z.string(), metadata: z.record(z.string(), z.string()).nullish() }))
     .nullish(),
@@ -149,7 +156,13 @@ function addEndpoint(
     const serviceNames = known.serviceNames.includes(info.name)
       ? known.serviceNames
       : [...known.serviceNames, info.name];
-    tools.set(name, { ...known, instances: known.instances + 1, serviceNames });
+    const { claims: _claims, ...rest } = known;
+    tools.set(name, {
+      ...rest,
+      instances: known.instances + 1,
+      serviceNames,
+      ...(known.claims && claimsOf(info) ? { claims: true as const } : {}),
+    });
     return;
   }
   try {
@@ -161,6 +174,7 @@ function addEndpoint(
       service: { name: info.name, version: info.version },
       instances: 1,
       serviceNames: [info.name],
+      ...(claimsOf(info) ? { claims: true as const } : {}),
     });
   } catch (err) {
     invalid.push({
@@ -169,4 +183,9 @@ function addEndpoint(
       reason: err instanceof Error ? err.message : String(err),
     });
   }
+}
+
+/** Whether the instance declares that it claims at-most-once calls before running them (see DiscoveredTool). */
+function claimsOf(info: ServiceInfo): boolean {
+  return info.metadata?.['claims'] === 'true';
 }
