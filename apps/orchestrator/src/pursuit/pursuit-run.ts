@@ -70,9 +70,11 @@ export class PursuitRun implements RunningGoal {
           stop.stop({ kind: 'budget', limit: 'token_budget' });
       },
     );
-    this.checkpoint = new GoalCheckpoint(deps.store, record, this.trace, () =>
-      stop.stop({ kind: 'superseded' }),
-    );
+    // A pursuit that lost its fence emits nothing more: the goal's trace belongs to the pursuit that took it over.
+    this.checkpoint = new GoalCheckpoint(deps.store, record, this.trace, () => {
+      this.trace.close();
+      stop.stop({ kind: 'superseded' });
+    });
   }
 
   // RunningGoal: what the bus handlers call.

@@ -88,4 +88,43 @@ describe('GoalTrace over JetStream: a takeover while the old holder still flushe
     // Gapless numbering, in stream order.
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
   });
+
+  const cancelled = () => ({
+    kind: 'goal.cancelled' as const,
+    outcome: {
+      status: 'cancelled' as const,
+      response: '',
+      reason: 'cancelled',
+      steps: 0,
+      tokens: usage,
+      finishedAt: new Date().toISOString(),
+    },
+  });
+
+  it('stores nothing emitted after the final event (a late interaction expiry, runtime message)', async () => {
+    const goalId = `late-${id}`;
+    const trace = new GoalTrace(new TracePublisher(nc, options), goalId, goalId, silentLog, usage);
+    trace.emit(accepted('a'));
+    trace.emit(cancelled());
+    await trace.flush();
+    // After the end: an interaction timer firing, a runtime message arriving on a subscription that outlived the goal.
+    trace.emit({ kind: 'interaction.timed_out', interactionId: 'ia-late' });
+    trace.emit(accepted('late'));
+    await trace.flush();
+    const kinds = (await stored(goalId)).map((e) => (e.kind === 'goal.accepted' ? e.request : e.kind));
+    expect(kinds).toEqual(['a', 'goal.cancelled']);
+  });
+
+  it('stores nothing once the pursuit lost its fence (closed), not even a final event', async () => {
+    const goalId = `fenced-${id}`;
+    const trace = new GoalTrace(new TracePublisher(nc, options), goalId, goalId, silentLog, usage);
+    trace.emit(accepted('a'));
+    await trace.flush();
+    trace.close();
+    trace.emit({ kind: 'interaction.timed_out', interactionId: 'ia-late' });
+    trace.emit(cancelled());
+    await trace.flush();
+    const kinds = (await stored(goalId)).map((e) => (e.kind === 'goal.accepted' ? e.request : e.kind));
+    expect(kinds).toEqual(['a']);
+  });
 });

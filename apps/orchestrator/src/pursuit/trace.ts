@@ -47,6 +47,8 @@ export class GoalTrace implements LoopObserver {
   private readonly queue: QueuedTrace[] = [];
   private pumping: Promise<void> | undefined;
   private tokens: TokenUsage;
+  /** Set by the final event or `close`: nothing more is emitted. */
+  private closed = false;
 
   constructor(
     private readonly publisher: TracePublisher,
@@ -63,10 +65,29 @@ export class GoalTrace implements LoopObserver {
     return { ...this.tokens };
   }
 
+  /**
+   * Queues `draft`. Once a final event was emitted, or the trace was closed (the pursuit lost its fence), nothing more is
+   * stored: a late runtime message, question, tool reply or interaction timer is logged at debug and dropped, so the
+   * final event stays the last of the goal's trace.
+   */
   emit(draft: GoalTraceDraft): void {
+    if (this.closed) {
+      this.log.debug('trace event after the end dropped', { goalId: this.goalId, kind: draft.kind });
+      return;
+    }
+    if (FINAL_TRACE_KINDS.includes(draft.kind)) this.closed = true;
     const event = { ...draft, goalId: this.goalId, threadId: this.threadId } as TraceDraft;
     this.queue.push({ draft: event, context: activeContext() });
     this.pumping ??= this.pump();
+  }
+
+  /**
+   * Ends the trace without a final event: for a pursuit that lost its fence (another pursuit owns the goal and its trace
+   * now). What is queued and not yet sent is dropped, and later events are too.
+   */
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
   }
 
   /** Waits (bounded by the publisher's own timeouts) until every event emitted so far is stored. */

@@ -22,10 +22,22 @@ export interface HumanOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Statuses a client tries again: no answer, rate limited, the bus or an orchestrator away. */
+const RETRIED = new Set([0, 429, 503, 504]);
+/** The longest wait a 429's Retry-After may ask for (the interaction would expire meanwhile anyway). */
+const MAX_RETRY_AFTER_MS = 10_000;
+
+/** The wait a 429 asks for: its Retry-After in seconds, at least 1 s and at most MAX_RETRY_AFTER_MS. */
+export function retryAfterMs(header: string | null): number {
+  const seconds = Number(header);
+  if (!header || !Number.isFinite(seconds)) return 1_000;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(1_000, Math.round(seconds * 1_000)));
+}
+
 /**
  * A "human" at the REST API: answers the confirmations it hears asked (trace `interaction.requested`), at random,
- * after a random think time. A 503/504 (the bus or an orchestrator away) is tried again, bounded, like a client with
- * Retry-After; a 404/409 (no longer pending) ends the attempt. Every answer and its final status is recorded.
+ * after a random think time. A 429 (rate limited) is tried again after its Retry-After (bounded), a 503/504 (the bus or
+ * an orchestrator away) after a second, at most 20 tries, like a real client; a 404/409 (no longer pending) ends it. Every answer and its final status is recorded.
  */
 export class ChaosHuman {
   readonly answers: HumanAnswer[] = [];
@@ -55,6 +67,7 @@ export class ChaosHuman {
     await sleep(thinkMs);
     let status = 0;
     for (let attempt = 1; attempt <= 20; attempt++) {
+      let waitMs = 1_000;
       try {
         const res = await fetch(`${this.gatewayUrl}/v1/goals/${goalId}/interactions/${interactionId}`, {
           method: 'POST',
@@ -63,12 +76,13 @@ export class ChaosHuman {
           signal: AbortSignal.timeout(15_000),
         });
         status = res.status;
+        if (status === 429) waitMs = retryAfterMs(res.headers.get('retry-after'));
         await res.body?.cancel();
       } catch {
         status = 0;
       }
-      if (status !== 0 && status !== 503 && status !== 504) break;
-      await sleep(1_000);
+      if (!RETRIED.has(status)) break;
+      await sleep(waitMs);
     }
     this.options.log(`human: ${approved ? 'approved' : 'declined'} ${interactionId} → ${status}`);
     this.answers.push({ goalId, interactionId, approved, status });

@@ -113,7 +113,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const system = await startSystem('chaos', {
     runners: 2,
     serviceDefaults: options.serviceDefaults,
-    env: { NOVELRAG_INTERACTION_TIMEOUT_MS: String(options.interactionTimeoutMs), ...options.env },
+    env: {
+      NOVELRAG_INTERACTION_TIMEOUT_MS: String(options.interactionTimeoutMs),
+      // Every goal is polled once a second (awaitTerminal), besides the answers: room for twice that, so the human's
+      // answers are not refused with 429 and left to expire.
+      NOVELRAG_RATE_LIMIT_PER_MIN: String(Math.max(600, options.goals * 120 + 600)),
+      ...options.env,
+    },
   });
   try {
     installModel(system, options, random);
