@@ -1,7 +1,6 @@
 import {
   CancelledError,
   type ChatCallOptions,
-  type ChatMessage,
   type ChatModel,
   type ChatResult,
   type ChatStream,
@@ -14,8 +13,6 @@ import {
   type StructuredCallOptions,
   type ToolCallOptions,
   type ToolCallReply,
-  type ToolChoice,
-  type ToolDefinition,
 } from '@novelrag/agenturn';
 import { type Span, inLlmSpan, recordLlmResult } from '@novelrag/telemetry';
 import OpenAI from 'openai';
@@ -23,10 +20,10 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
-  ChatCompletionToolChoiceOption,
 } from 'openai/resources/chat/completions';
 import { type ProviderSchema, providerSchemaOf, SCHEMA_NAME_PATTERN } from './json-schema';
 import { streamCompletion } from './openai-chat-stream';
+import { type RequestBody, toProviderMessages, toolsBody, withSystemNote } from './openai-request';
 import { mapOpenAIError, outcomeOf } from './openai-errors';
 import {
   type Interpretation,
@@ -84,39 +81,6 @@ const STREAM_TIMEOUTS = 10;
 const DEFAULT_VALIDATION_RETRIES = 2;
 /** Servers such as Ollama or vLLM ignore the key but the SDK refuses to start without one. */
 const PLACEHOLDER_API_KEY = 'not-needed';
-
-function toProviderMessages(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((m) => ({ role: m.role, content: m.content }));
-}
-
-function toProviderToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
-  if (typeof choice === 'object') return { type: 'function', function: { name: choice.name } };
-  return choice;
-}
-
-/** Puts an extra system message right after the leading system messages (where the directive and template are). */
-function withSystemNote(messages: ChatCompletionMessageParam[], note: string): ChatCompletionMessageParam[] {
-  const at = messages.findIndex((m) => m.role !== 'system');
-  const index = at === -1 ? messages.length : at;
-  return [...messages.slice(0, index), { role: 'system', content: note }, ...messages.slice(index)];
-}
-
-type RequestBody = Omit<ChatCompletionCreateParamsNonStreaming, 'model' | 'messages'>;
-
-/** The request fields that offer tools, after checking that a forced choice names an offered tool. */
-function toolsBody(tools: readonly ToolDefinition[], toolChoice: ToolChoice): RequestBody {
-  if (tools.length === 0) throw new ConfigError('a tool call needs at least one tool');
-  if (typeof toolChoice === 'object' && !tools.some((t) => t.name === toolChoice.name)) {
-    throw new ConfigError(`toolChoice names "${toolChoice.name}", which is not among the offered tools`);
-  }
-  return {
-    tools: tools.map((t) => ({
-      type: 'function',
-      function: { name: t.name, description: t.description, parameters: { ...t.parameters } },
-    })),
-    tool_choice: toProviderToolChoice(toolChoice),
-  };
-}
 
 /** How one attempt reaches the provider: a plain request, or a stream whose text goes to the reader meanwhile. */
 interface Exchange {
