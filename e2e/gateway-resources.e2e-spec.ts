@@ -130,6 +130,18 @@ describe('gateway REST over a running resource-service (OS processes, real NATS)
     expect((await http('/v1/backlog')).body).toMatchObject({ entries: [{ id, priority: 7 }] });
     expect((await http(`/v1/backlog/${id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await http(`/v1/backlog/${id}`, { method: 'DELETE' })).status).toBe(404);
+    // A malformed id is the gateway's own coded 400, never passed on to the resource-service.
+    let forwarded = 0;
+    const tap = nc.subscribe(Subjects.resources.backlogRemove, { callback: () => (forwarded += 1) });
+    await nc.flush();
+    for (const bad of ['has%20space', 'x'.repeat(129), '%E4%BD%99']) {
+      const refused = await http(`/v1/backlog/${bad}`, { method: 'DELETE' });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    await nc.flush(); // anything the gateway had sent would have reached the tap before this round trip ends
+    tap.unsubscribe();
+    expect(forwarded).toBe(0);
   });
 
   it('lists tools registered on the bus by any process', async () => {

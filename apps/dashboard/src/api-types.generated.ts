@@ -3418,17 +3418,8 @@ export interface operations {
           'application/json': components['schemas']['BacklogRemoveReply'];
         };
       };
-      /** @description Missing or invalid API key (UNAUTHORIZED) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description Rate limited (RATE_LIMITED) */
-      429: {
+      /** @description The id is not a backlog entry id (VALIDATION_FAILED) */
+      400: {
         headers: {
           [name: string]: unknown;
         };

@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type AspectsListReply,
   BacklogAddBody,
+  BacklogEntry,
   type BacklogAddReply,
   type BacklogListReply,
   type BacklogRemoveReply,
@@ -16,6 +17,7 @@ import {
 } from '@novelrag/contracts';
 import type { ResourceService } from '@novelrag/resource-client';
 import { ApiError } from '../http/api-error';
+import { ApiErrorResponse } from '../http/openapi';
 import { RESOURCE_SERVICE } from './resource-service.provider';
 
 /** The knowledge repository over REST: a thin, validated proxy to the ResourceService (the resource-service). */
@@ -80,7 +82,11 @@ export class ResourcesController {
 
   @Delete('backlog/:id')
   @ApiOperation({ summary: 'Remove a backlog entry' })
+  @ApiErrorResponse(400, 'The id is not a backlog entry id (VALIDATION_FAILED)')
   async removeBacklog(@Param('id') id: string): Promise<BacklogRemoveReply> {
+    // Checked here, like a goal id, so a malformed id is a 400 of the gateway's and never reaches the bus.
+    if (!BacklogEntry.shape.id.safeParse(id).success)
+      throw new ApiError('VALIDATION_FAILED', 'backlog entry id must be 1-128 characters of A-Z a-z 0-9 _ -');
     const reply = await this.resources.backlogRemove({ ids: [id] });
     if (reply.removed.length === 0) throw new ApiError('NOT_FOUND', `backlog entry ${id} does not exist`);
     return reply;
