@@ -132,7 +132,11 @@ describe('gateway REST over a running resource-service (OS processes, real NATS)
     expect((await http(`/v1/backlog/${id}`, { method: 'DELETE' })).status).toBe(404);
     // A malformed id is the gateway's own coded 400, never passed on to the resource-service.
     let forwarded = 0;
-    const tap = nc.subscribe(Subjects.resources.backlogRemove, { callback: () => (forwarded += 1) });
+    const tap = nc.subscribe(Subjects.resources.backlogRemove, {
+      callback: () => {
+        forwarded += 1;
+      },
+    });
     await nc.flush();
     for (const bad of ['has%20space', 'x'.repeat(129), '%E4%BD%99']) {
       const refused = await http(`/v1/backlog/${bad}`, { method: 'DELETE' });

@@ -43,6 +43,36 @@ describe('upload bodies', () => {
     expect(streamed.chunksRead).toBe(2);
   });
 
+  it('gives up on a body that stalls, or trickles past its whole deadline, and drops the connection', async () => {
+    let destroyed = 0;
+    const silent = {
+      headers: {},
+      destroy: () => (destroyed += 1),
+      [Symbol.asyncIterator]: (): AsyncIterator<Buffer> => ({ next: () => new Promise(() => undefined) }),
+    };
+    expect(await failure(readBoundedBody(silent, 10, { idleMs: 20, totalMs: 60_000 }))).toEqual({
+      code: 'TIMEOUT',
+      status: 504,
+    });
+    expect(destroyed).toBe(1);
+    // A byte every few milliseconds, never ending: each wait is short, the whole is not.
+    let sent = 0;
+    const trickle = {
+      headers: {},
+      destroy: () => (destroyed += 1),
+      [Symbol.asyncIterator]: (): AsyncIterator<Buffer> => ({
+        next: () =>
+          new Promise((resolve) =>
+            setTimeout(() => resolve({ done: false, value: Buffer.from([sent++ % 256]) }), 2),
+          ),
+      }),
+    };
+    const slow = readBoundedBody(trickle, 1_000_000, { idleMs: 60_000, totalMs: 50 });
+    await expect(slow).rejects.toMatchObject({ code: 'TIMEOUT', details: { totalMs: 50 } });
+    expect(destroyed).toBe(2);
+    expect(sent).toBeGreaterThan(0);
+  });
+
   it('refuses an empty upload', async () => {
     expect(await failure(readBoundedBody(request([]), 10))).toEqual({
       code: 'VALIDATION_FAILED',

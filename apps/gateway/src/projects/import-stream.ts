@@ -25,23 +25,79 @@ export function asApiError(err: unknown): unknown {
 
 interface BodyRequest extends AsyncIterable<Buffer> {
   headers: Record<string, string | string[] | undefined>;
+  destroy?: () => void;
 }
 
-/** The raw request body, refused (413) past `maxBytes`: by its Content-Length at once, or as it arrives. */
-export async function readBoundedBody(req: BodyRequest, maxBytes: number): Promise<Buffer> {
+/** How long an upload's body may go without a byte, and how long it may take in all, before its slot is freed. */
+export interface BodyDeadlines {
+  readonly idleMs: number;
+  readonly totalMs: number;
+}
+
+/**
+ * An upload holds one of the few upload slots while its body arrives: a client that stops sending (or trickles a
+ * byte at a time) would hold it until Node's 5-minute request timeout. 32 MiB at a slow 1 MiB/s takes 32 s.
+ */
+export const UPLOAD_DEADLINES: BodyDeadlines = { idleMs: 15_000, totalMs: 120_000 };
+
+/**
+ * The raw request body, refused (413) past `maxBytes`: by its Content-Length at once, or as it arrives; refused
+ * (`TIMEOUT`, the request destroyed) when no data came for `idleMs` or the whole body took longer than `totalMs`.
+ */
+export async function readBoundedBody(
+  req: BodyRequest,
+  maxBytes: number,
+  deadlines: BodyDeadlines = UPLOAD_DEADLINES,
+): Promise<Buffer> {
   const tooLarge = () =>
     new ApiError('PAYLOAD_TOO_LARGE', `the upload is larger than ${maxBytes} bytes`, { maxBytes });
   if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
+  const iterator = req[Symbol.asyncIterator]();
+  const deadline = Date.now() + deadlines.totalMs;
+  try {
+    for (;;) {
+      const wait = Math.min(deadlines.idleMs, deadline - Date.now());
+      const next = await withinMs(iterator.next(), wait);
+      if (next === STALLED) throw stalled(deadlines, Date.now() >= deadline);
+      if (next.done) break;
+      size += next.value.length;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(next.value);
+    }
+  } catch (err) {
+    req.destroy?.(); // a refused body is not read further: the connection goes
+    throw err;
   }
   if (size === 0)
     throw new ApiError('VALIDATION_FAILED', 'the upload is empty: send the project as a tar archive');
   return Buffer.concat(chunks);
+}
+
+const STALLED = Symbol('stalled');
+
+/** `work`, or STALLED when it has not settled within `ms` (its timer never outlives it). */
+async function withinMs<T>(work: Promise<T>, ms: number): Promise<T | typeof STALLED> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof STALLED>(
+    (resolve) => (timer = setTimeout(() => resolve(STALLED), Math.max(0, ms))),
+  );
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function stalled(deadlines: BodyDeadlines, overall: boolean): ApiError {
+  return overall
+    ? new ApiError('TIMEOUT', `the upload took longer than ${deadlines.totalMs} ms`, {
+        totalMs: deadlines.totalMs,
+      })
+    : new ApiError('TIMEOUT', `the upload sent nothing for ${deadlines.idleMs} ms`, {
+        idleMs: deadlines.idleMs,
+      });
 }
 
 /**
