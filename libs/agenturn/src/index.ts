@@ -37,6 +37,7 @@ export type {
   ToolDefinition,
 } from './model/chat-model';
 export { chatStream } from './model/chat-stream';
+export { spentUsageOf, withSpentUsage } from './model/spent-usage';
 export type { PushText, StreamProducer } from './model/chat-stream';
 export type { PromptRenderer } from './model/prompt-renderer';
 

@@ -1,4 +1,4 @@
-import type { ChatStream, ToolDefinition } from '@novelrag/agenturn';
+import { type ChatStream, type ToolDefinition, spentUsageOf } from '@novelrag/agenturn';
 import { fakeModelSuite } from './test/fake-model-suite';
 
 const messages = [{ role: 'user', content: 'Who is 余归?' }] as const;
@@ -156,6 +156,37 @@ describe('OpenAIChatModel.stream (fake server, real SDK)', () => {
       code: 'MODEL_UNAVAILABLE',
       details: expect.objectContaining({ status: 429 }),
     });
+  });
+
+  it('charges what a failed stream had cost: the pieces before it broke off or was cancelled, not a refused request', async () => {
+    const answer = 'A long first half of an answer that the provider generated and charged for, ';
+    // The first piece is written at once, the cut comes after a gap: the client has the first piece before it.
+    suite.server.once({ kind: 'text' }, { chunks: [answer, 'and then '], gapMs: 50, end: 'drop' });
+    const broken = model().stream({ messages, purpose: 'answer' });
+    await expect(broken[Symbol.asyncIterator]().next()).resolves.toEqual({ done: false, value: answer });
+    const cut = await broken.result.catch((err: unknown) => err);
+    expect(cut).toMatchObject({ code: 'MODEL_UNAVAILABLE', retryable: true });
+    const spent = spentUsageOf(cut);
+    expect(spent?.completionTokens).toBeGreaterThanOrEqual(Math.ceil(answer.length / 4));
+    expect(spent?.promptTokens).toBeGreaterThan(0);
+    // The usage event of the failed call says the same (a budget fed by either counts it).
+    expect(events.at(-1)).toMatchObject({ outcome: 'unavailable', usage: spent });
+
+    suite.server.once({ kind: 'text' }, { chunks: [answer], end: 'hang' });
+    const controller = new AbortController();
+    const stream = model().stream({ messages, purpose: 'answer', signal: controller.signal });
+    const iterator = stream[Symbol.asyncIterator]();
+    await expect(iterator.next()).resolves.toEqual({ done: false, value: answer });
+    controller.abort();
+    const cancelled = await stream.result.catch((err: unknown) => err);
+    expect(cancelled).toMatchObject({ code: 'CANCELLED' });
+    expect(spentUsageOf(cancelled)?.completionTokens).toBeGreaterThan(0);
+
+    suite.server.once({ kind: 'text' }, { status: 429, message: 'slow down' });
+    const refused = await model()
+      .stream({ messages, purpose: 'answer' })
+      .result.catch((err: unknown) => err);
+    expect(spentUsageOf(refused)).toBeUndefined();
   });
 
   it('rejects an empty answer after the validation retries', async () => {

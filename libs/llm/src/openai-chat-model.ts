@@ -9,10 +9,12 @@ import {
   ConfigError,
   ModelOutputError,
   type PushText,
+  spentUsageOf,
   type StreamCallOptions,
   type StructuredCallOptions,
   type ToolCallOptions,
   type ToolCallReply,
+  withSpentUsage,
 } from '@novelrag/agenturn';
 import { type Span, inLlmSpan, recordLlmResult } from '@novelrag/telemetry';
 import OpenAI from 'openai';
@@ -300,15 +302,8 @@ export class OpenAIChatModel implements ChatModel {
           report('ok');
           return { value: result.value, model, usage, latencyMs: Date.now() - started, attempts };
         }
-        if (attempts > this.validationRetries || !exchange.mayRetry()) {
-          throw new ModelOutputError({
-            issues: result.issues,
-            rawOutputLength: result.rawOutputLength,
-            attempts,
-            purpose: call.purpose,
-            reason: result.reason,
-          });
-        }
+        if (attempts > this.validationRetries || !exchange.mayRetry())
+          throw stillInvalid(result, attempts, call.purpose);
         messages = [...messages, ...result.retryMessages];
       }
     } catch (err) {
@@ -319,8 +314,9 @@ export class OpenAIChatModel implements ChatModel {
         deadlineFired: false,
         operation: 'chat',
       });
+      usage = addUsage(usage, spentUsageOf(err) ?? ZERO_USAGE); // + what a broken stream generated before it broke
       report(outcomeOf(mapped), mapped.code);
-      throw mapped;
+      throw withSpentUsage(mapped, usage);
     }
   }
 
@@ -354,15 +350,31 @@ export class OpenAIChatModel implements ChatModel {
     try {
       return await exchange.send(params, signal, timeoutMs, alive);
     } catch (err) {
-      throw mapOpenAIError(err, {
+      const mapped = mapOpenAIError(err, {
         purpose: call.purpose,
         timeoutMs,
         deadlineFired: deadline.signal.aborted,
         operation: 'chat',
         ...(call.signal ? { callerSignal: call.signal } : {}),
       });
+      throw withSpentUsage(mapped, spentUsageOf(err));
     } finally {
       clearTimeout(timer);
     }
   }
+}
+
+/** The answer stayed invalid after the retries this call may make. */
+function stillInvalid(
+  result: Extract<Interpretation<unknown>, { ok: false }>,
+  attempts: number,
+  purpose: string,
+) {
+  return new ModelOutputError({
+    issues: result.issues,
+    rawOutputLength: result.rawOutputLength,
+    attempts,
+    purpose,
+    reason: result.reason,
+  });
 }

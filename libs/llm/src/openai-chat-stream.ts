@@ -1,6 +1,12 @@
-import { AgenturnError, ModelUnavailableError, type PushText } from '@novelrag/agenturn';
+import {
+  AgenturnError,
+  type ChatUsage,
+  ModelUnavailableError,
+  type PushText,
+  withSpentUsage,
+} from '@novelrag/agenturn';
 import { APIError, type OpenAI } from 'openai';
-import { estimateTokens } from './usage';
+import { estimateTokens, fromProviderUsage } from './usage';
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -75,6 +81,12 @@ export class ChunkAccumulator {
     };
   }
 
+  /** What the answer so far cost (the provider's usage, or an estimate from `prompt` and what arrived). */
+  spentSoFar(prompt: string): ChatUsage {
+    this.estimateUsageIfMissing(prompt);
+    return fromProviderUsage(this.usage);
+  }
+
   completion(): ChatCompletion {
     const toolCalls: ChatCompletionMessageFunctionToolCall[] = [...this.toolCalls.entries()]
       .sort(([a], [b]) => a - b)
@@ -134,18 +146,21 @@ export async function streamCompletion(
       ...(cause === undefined ? {} : { cause }),
       details: { purpose: request.purpose },
     });
+  // A stream that ends without its answer still cost what it generated so far: its error carries that.
+  const failed = (err: unknown) =>
+    withSpentUsage(err, accumulator.spentSoFar(JSON.stringify(params.messages)));
   try {
     for await (const chunk of stream) {
       request.alive?.();
       push(accumulator.add(chunk));
     }
   } catch (err) {
-    if (err instanceof AgenturnError || err instanceof APIError || request.signal.aborted) throw err;
-    throw brokeOff(err);
+    if (err instanceof AgenturnError || err instanceof APIError || request.signal.aborted) throw failed(err);
+    throw failed(brokeOff(err));
   }
   // The SDK ends the iteration quietly when the request is aborted: the caller maps this to cancel or deadline.
-  if (request.signal.aborted) throw new Error('model stream aborted');
-  if (!accumulator.finished) throw brokeOff();
+  if (request.signal.aborted) throw failed(new Error('model stream aborted'));
+  if (!accumulator.finished) throw failed(brokeOff());
   accumulator.estimateUsageIfMissing(JSON.stringify(params.messages));
   return accumulator.completion();
 }

@@ -1,4 +1,4 @@
-import { CancelledError } from '@novelrag/agenturn';
+import { CancelledError, withSpentUsage } from '@novelrag/agenturn';
 import type { ScriptEntry } from '@novelrag/agenturn/testing';
 import { approve, assess, assessmentOf, callTool, discover, finalize } from './test-support/script';
 import { outputError, prompt, setup } from './test-support/harness';
@@ -70,6 +70,26 @@ describe('ActionDetermineLoop: malformed model output', () => {
       ok: false,
       attempts: 3,
       error: { code: 'MODEL_OUTPUT_INVALID' },
+    });
+  });
+
+  it('a failed decision that had cost tokens (its retries) is charged to the goal, not counted as free', async () => {
+    const spent = { promptTokens: 900, completionTokens: 120, totalTokens: 1020 };
+    const t = setup([
+      assess(),
+      discover(),
+      {
+        kind: 'tools',
+        respond: () => {
+          throw withSpentUsage(outputError('decide'), spent);
+        },
+      },
+    ]);
+    expect(await t.run()).toMatchObject({ status: 'failed', reason: 'Invalid action decision' });
+    expect(t.observer.of('llm').at(-1)?.info).toMatchObject({
+      ok: false,
+      promptTokens: 900,
+      completionTokens: 120,
     });
   });
 

@@ -8,6 +8,7 @@ import {
   type ToolChoice,
   type ToolDefinition,
   isAgenturnError,
+  spentUsageOf,
   toErrorInfo,
 } from '@novelrag/agenturn';
 import { buildMessages } from '@novelrag/llm';
@@ -157,11 +158,12 @@ export class ModelCalls {
       return result.value;
     } catch (err) {
       const info = toErrorInfo(err);
+      const spent = spentUsageOf(err); // a failed call may have cost tokens: they count against the budget too
       this.report({
         purpose,
         model: 'unknown',
-        promptTokens: 0,
-        completionTokens: 0,
+        promptTokens: spent?.promptTokens ?? 0,
+        completionTokens: spent?.completionTokens ?? 0,
         latencyMs: Math.max(0, Date.now() - started),
         attempts: attemptsOf(err),
         ok: false,

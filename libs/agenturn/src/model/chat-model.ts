@@ -100,7 +100,8 @@ export interface ChatResult<T> {
  *
  * Errors (all `AgenturnError`s): `ModelOutputError` when the output stays invalid after the adapter's validation
  * retries, `ModelTimeoutError` on deadline, `CancelledError` when `signal` aborts, `ModelUnavailableError` for
- * transport/provider failures that survived transport retries.
+ * transport/provider failures that survived transport retries. A failed call that had already cost tokens (retries,
+ * a stream cut mid-answer) records them on its error: `spentUsageOf(err)`.
  */
 export interface ChatModel {
   /** Structured output validated against `schema` (provider-side json_schema where supported, always re-parsed). */
