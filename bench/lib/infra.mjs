@@ -19,6 +19,12 @@ export function freePort() {
   });
 }
 
+/**
+ * Node options for every service and process the benchmark starts, from `BENCH_NODE_ARGS` (space-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile each process of a run (a profile is written on graceful exit).
+ */
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 export function createInfra(root) {
   const tmp = mkdtempSync(path.join(tmpdir(), 'novelrag-bench-'));
   const children = [];
@@ -26,7 +32,7 @@ export function createInfra(root) {
 
   /** Spawns a process and resolves once its output contains `readyText` (bounded). */
   function startProcess(args, env, readyText, timeoutMs = 30_000) {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
       cwd: root,
       env: { ...process.env, LANCEDB_LOG: 'error', NOVELRAG_LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,7 +100,7 @@ export function createInfra(root) {
 
   /** A service from its dist, ready when its instance answers the NATS health probe. */
   async function startService(nc, app, instance, env) {
-    const child = spawn(process.execPath, [path.join(root, 'apps', app, 'dist', 'main.js')], {
+    const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'apps', app, 'dist', 'main.js')], {
       cwd: root,
       env: {
         ...process.env,

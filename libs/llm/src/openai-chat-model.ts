@@ -24,6 +24,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { type ProviderSchema, providerSchemaOf, SCHEMA_NAME_PATTERN } from './json-schema';
+import { nodeHttpFetch } from './node-http-fetch';
 import { streamCompletion } from './openai-chat-stream';
 import { type RequestBody, toProviderMessages, toolsBody, withSystemNote } from './openai-request';
 import { mapOpenAIError, outcomeOf } from './openai-errors';
@@ -73,7 +74,7 @@ export interface OpenAIChatModelOptions {
   readonly temperature?: number;
   /** Usage and outcome of every call (never content). */
   readonly onUsage?: LlmUsageHook;
-  /** Test seam: replaces the SDK's fetch. */
+  /** Test seam: replaces the transport (default: `nodeHttpFetch`, node:http with keep-alive). */
   readonly fetch?: typeof fetch;
 }
 
@@ -128,7 +129,8 @@ export class OpenAIChatModel implements ChatModel {
       timeout: this.timeoutMs,
       // The SDK's debug log prints request bodies; prompts must not reach logs.
       logLevel: 'off',
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      // node:http rather than the global fetch: about half the client CPU per call (node-http-fetch.ts).
+      fetch: options.fetch ?? nodeHttpFetch(),
     });
   }
 

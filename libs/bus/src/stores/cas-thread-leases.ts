@@ -16,6 +16,11 @@ import type { AcquireRequest, HeldThread, ThreadLeaseOptions, ThreadLeases } fro
 const Entry = z.object({ goalId: z.string(), owner: z.string(), seq: z.number(), beat: z.number() });
 const LeaseRecord = z.object({ holder: Entry.nullable(), waiting: z.array(Entry) });
 type LeaseRecord = z.infer<typeof LeaseRecord>;
+/** A record as this instance wrote it, at the revision the write got. */
+interface Written {
+  readonly record: LeaseRecord;
+  readonly revision: number;
+}
 
 export class CasThreadLeases implements ThreadLeases {
   private readonly now: () => number;
@@ -45,7 +50,7 @@ export class CasThreadLeases implements ThreadLeases {
       const read = await this.read(key).catch(() => null);
       if (!read || !read.record.waiting.some((w) => w.owner === owner)) return null;
       const next = { ...read.record, waiting: read.record.waiting.filter((w) => w.owner !== owner) };
-      if (await this.write(key, next, read.revision).catch(() => true)) return null;
+      if ((await this.write(key, next, read.revision).catch(() => 0)) !== null) return null;
     }
     return null;
   }
@@ -71,7 +76,8 @@ export class CasThreadLeases implements ThreadLeases {
       const others = live.waiting.filter((w) => w.owner !== owner && w.goalId !== req.goalId);
       if (live.holder === null && !ahead) {
         const next = { holder: { goalId: req.goalId, owner, seq: req.seq, beat: beat + 1 }, waiting: others };
-        if (await this.write(key, next, revision)) return this.held(key, owner);
+        const written = await this.write(key, next, revision);
+        if (written !== null) return this.held(key, owner, { record: next, revision: written });
         continue; // someone else changed it first: look again
       }
       if (now >= giveUpAt) {
@@ -82,7 +88,7 @@ export class CasThreadLeases implements ThreadLeases {
       if (!mine || now - beatAt > this.renewEvery || live !== record) {
         const entry = { goalId: req.goalId, owner, seq: req.seq, beat: beat + 1 };
         const next = { holder: live.holder, waiting: [...others, entry].sort((a, b) => a.seq - b.seq) };
-        if (!(await this.write(key, next, revision))) continue;
+        if ((await this.write(key, next, revision)) === null) continue;
         beat += 1;
         beatAt = now;
       }
@@ -91,20 +97,46 @@ export class CasThreadLeases implements ThreadLeases {
     }
   }
 
-  private held(key: string, owner: string): HeldThread {
+  /**
+   * The holder's side: renewals and the release. Each first tries a compare-and-swap on the record this holder last
+   * wrote (one round trip instead of a read and a write): it succeeds only while nobody else wrote since, so the
+   * record is still exactly that one. When somebody did (a waiter joined, another delivery took the thread over) it
+   * falls back to reading the record, which is where a lost lease is seen.
+   */
+  private held(key: string, owner: string, written: Written): HeldThread {
     const lost = new AbortController();
     let released = false;
+    let last: Written | undefined = written;
+    /**
+     * `change` applied to the last written record first, then to fresh reads (while `going()`); false when the lease is
+     * not ours.
+     */
+    const update = async (
+      change: (record: LeaseRecord) => LeaseRecord,
+      attempts: number,
+      going: () => boolean = () => true,
+    ) => {
+      for (let attempt = 0; attempt < attempts && going(); attempt++) {
+        const { record, revision } = attempt === 0 && last ? last : await this.read(key);
+        if (record.holder?.owner !== owner) return false;
+        const next = change(record);
+        const at = await this.write(key, next, revision);
+        if (at !== null) {
+          last = { record: next, revision: at };
+          return true;
+        }
+        last = undefined;
+      }
+      return true;
+    };
+    const beat = (record: LeaseRecord) => ({
+      ...record,
+      holder: record.holder && { ...record.holder, beat: record.holder.beat + 1 },
+    });
     const renew = async () => {
       // A renewal lost to a waiter's write is retried at once: a missed beat brings the holder closer to looking dead.
-      for (let attempt = 0; attempt < 3 && !released; attempt++) {
-        const { record, revision } = await this.read(key);
-        if (record.holder?.owner !== owner) {
-          lost.abort(new Error('thread lease lost'));
-          return;
-        }
-        const holder = { ...record.holder, beat: record.holder.beat + 1 };
-        if (await this.write(key, { ...record, holder }, revision)) return;
-      }
+      const ours = await update(beat, 3, () => !released);
+      if (!ours && !released) lost.abort(new Error('thread lease lost'));
     };
     const timer = setInterval(() => {
       if (!released) void renew().catch(() => undefined); // a missed renewal is retried on the next tick
@@ -115,11 +147,7 @@ export class CasThreadLeases implements ThreadLeases {
       release: async () => {
         released = true;
         clearInterval(timer);
-        for (let attempt = 0; attempt < 5; attempt++) {
-          const { record, revision } = await this.read(key);
-          if (record.holder?.owner !== owner) return;
-          if (await this.write(key, { ...record, holder: null }, revision)) return;
-        }
+        await update((record) => ({ ...record, holder: null }), 6);
       },
     };
   }
@@ -143,9 +171,9 @@ export class CasThreadLeases implements ThreadLeases {
     return { record: parsed?.success ? parsed.data : { holder: null, waiting: [] }, revision };
   }
 
-  /** CAS write; false on a lost race. */
-  private async write(key: string, record: LeaseRecord, revision: number | undefined): Promise<boolean> {
-    return (await this.cells.write(key, JSON.stringify(record), revision)) !== null;
+  /** CAS write: the new revision, or null on a lost race. */
+  private write(key: string, record: LeaseRecord, revision: number | undefined): Promise<number | null> {
+    return this.cells.write(key, JSON.stringify(record), revision);
   }
 }
 
