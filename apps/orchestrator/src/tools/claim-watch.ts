@@ -111,9 +111,9 @@ export class ClaimWatch {
   /**
    * Resolves once the call is known to be lost: the invocation's claim is past `leaseUntil + grace`, or (no claim
    * at all) the tool's services stopped answering for longer than the grace, or its result has been recorded for
-   * longer than the grace without the request settling; resolves `undefined` once `signal`
-   * aborts. Never rejects. The first read waits one pause (less what the caller `waited`), so that a live runner that received this attempt has
-   * taken over a stale claim left by an earlier one before it is judged.
+   * longer than the grace without the request settling; resolves `undefined` once `signal` aborts. Never rejects. The
+   * first read waits one pause after the send (less what the caller already `waited`), so that a live runner that
+   * received this attempt has taken over a stale claim left by an earlier one before it is judged.
    */
   async lostCall(invocationId: string, watch: WatchOptions): Promise<Abandonment | undefined> {
     try {
