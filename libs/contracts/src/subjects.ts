@@ -14,10 +14,16 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export const MAX_SUBJECT_TOKEN_CHARS = 128;
 
+/** The characters of one subject token (what `SubjectToken` matches, unanchored: subject patterns build on it). */
+export const SUBJECT_TOKEN_CHARS = '[^\\s.*>\\p{Cc}]{1,128}';
+
 /** One subject token: no dots, whitespace, control characters or wildcards (`*`, `>`), at most 128 characters. */
 export const SubjectToken = z
   .string()
-  .regex(/^[^\s.*>\p{Cc}]{1,128}$/u, 'must be 1-128 characters without dots, whitespace, "*" or ">"');
+  .regex(
+    new RegExp(`^${SUBJECT_TOKEN_CHARS}$`, 'u'),
+    'must be 1-128 characters without dots, whitespace, "*" or ">"',
+  );
 export type SubjectToken = z.infer<typeof SubjectToken>;
 
 export function isSubjectToken(value: unknown): value is SubjectToken {

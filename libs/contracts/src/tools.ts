@@ -14,19 +14,19 @@ import {
 import { Beliefs } from './goals';
 import { SegmentSpec } from './resources';
 import { ErrorEnvelope, describeIssues } from './errors';
-import { SubjectToken } from './subjects';
+import { SUBJECT_TOKEN_CHARS } from './subjects';
 
 /** Largest tool result text the runner passes on (larger ones become TOOL_OUTPUT_TOO_LARGE). */
 export const MAX_TOOL_RESULT_CHARS = 100_000;
+
+/** Dot-separated `SubjectToken`s: one regular expression, as every invocation is checked on both ends. */
+const SUBJECT_PATTERN = new RegExp(`^${SUBJECT_TOKEN_CHARS}(?:\\.${SUBJECT_TOKEN_CHARS})*$`, 'u');
 
 /** A NATS subject (dot-separated tokens, no wildcards): where a tool sends runtime events and interaction requests. */
 export const Subject = z
   .string()
   .max(512)
-  .refine(
-    (s) => s.split('.').every((t) => SubjectToken.safeParse(t).success),
-    'must be a NATS subject without wildcards',
-  );
+  .refine((s) => SUBJECT_PATTERN.test(s), 'must be a NATS subject without wildcards');
 export type Subject = z.infer<typeof Subject>;
 
 /** The context a tool receives with an invocation: the shape of a `resources.segments` request, maybe empty. */

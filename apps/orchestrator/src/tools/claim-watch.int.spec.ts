@@ -101,6 +101,19 @@ describe('ClaimWatch over a real JetStream KV bucket', () => {
     });
   });
 
+  it('reads at once when the caller already waited the first pause', async () => {
+    const id = nextId();
+    const revision = await store.claim(claimOf(id, Date.now() - 5_000, 'runner-dead'));
+    const watch = new ClaimWatch(nc, { bucket: BUCKET, graceMs: 2_000, pollMs: 60_000 });
+    expect(watch.firstLookMs).toBe(60_000);
+    const stop = new AbortController();
+    // Without `waited` the first read would come a minute from now.
+    await expect(watch.lostCall(id, { signal: stop.signal, waited: 60_000 })).resolves.toMatchObject({
+      kind: 'stale-claim',
+      revision,
+    });
+  });
+
   it("reads only the bucket of the tool's owner: a claim planted in another principal's bucket is not taken", async () => {
     const owner = await KvToolResultStore.open(nc, { bucket: `${BUCKET}-owner` });
     const ownerReads = new ReadCounter(nc, `${BUCKET}-owner`);

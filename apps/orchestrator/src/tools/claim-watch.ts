@@ -73,6 +73,8 @@ export interface WatchOptions {
   readonly ignore?: ReadonlySet<number>;
   /** The invoked tool, for the `served` check while the invocation has no claim. */
   readonly tool?: string;
+  /** How long (ms) the caller already waited since the call was sent: that much less of the first pause is left. */
+  readonly waited?: number;
 }
 
 const MIN_PAUSE_MS = 20;
@@ -101,16 +103,21 @@ export class ClaimWatch {
     this.now = options.now ?? Date.now;
   }
 
+  /** When the first read of a watch is due after the call was sent (ms): a caller may start the watch only then. */
+  get firstLookMs(): number {
+    return this.pollMs;
+  }
+
   /**
    * Resolves once the call is known to be lost: the invocation's claim is past `leaseUntil + grace`, or (no claim
    * at all) the tool's services stopped answering for longer than the grace, or its result has been recorded for
-   * longer than the grace without the request settling; resolves `undefined` once `signal`
-   * aborts. Never rejects. The first read waits one pause, so that a live runner that received this attempt has
-   * taken over a stale claim left by an earlier one before it is judged.
+   * longer than the grace without the request settling; resolves `undefined` once `signal` aborts. Never rejects. The
+   * first read waits one pause after the send (less what the caller already `waited`), so that a live runner that
+   * received this attempt has taken over a stale claim left by an earlier one before it is judged.
    */
   async lostCall(invocationId: string, watch: WatchOptions): Promise<Abandonment | undefined> {
     try {
-      let pause = this.pollMs;
+      let pause = Math.max(0, this.pollMs - (watch.waited ?? 0));
       let goneSince: number | undefined;
       let recordedSince: number | undefined;
       let unclaimedSince: number | undefined;

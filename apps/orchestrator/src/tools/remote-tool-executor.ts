@@ -11,10 +11,11 @@ import {
   errorEnvelope,
 } from '@novelrag/contracts';
 import { SpanKind, failSpan, inSpan } from '@novelrag/telemetry';
+import { ZodError } from 'zod';
 import { CallRouter, type DroppedMessage, type ToolModelCall, contextForCall } from './call-messages';
-import { type ClaimWatch, sleep } from './claim-watch';
+import { sleep } from './claim-watch';
 import { ResourceLanes, resourcesOf } from './resource-lanes';
-import { type AttemptEnd, sendAttempt } from './tool-attempt';
+import { type AttemptClaimWatch, type AttemptEnd, sendAttempt } from './tool-attempt';
 
 export interface RemoteToolExecutorOptions {
   readonly goalId: string;
@@ -54,7 +55,7 @@ export interface RemoteToolExecutorOptions {
    * Notices a call that is lost while it is pending: its runner stopped renewing its claim in `tool-results`, or (a
    * tool that writes no claims) none of the tool's services answers a ping any more.
    */
-  readonly claimWatch?: Pick<ClaimWatch, 'lostCall'>;
+  readonly claimWatch?: AttemptClaimWatch;
 }
 
 /** How one step's invocation ended, for the trace. */
@@ -72,6 +73,23 @@ export function invocationIdOf(goalId: string, step: number): string {
   const raw = `${goalId}-s${step}`;
   return raw.length <= 128 ? raw : `inv-${createHash('sha256').update(raw).digest('hex').slice(0, 40)}`;
 }
+
+/**
+ * A `ToolInvocation` in two parts, checked apart: what every call of the goal shares (goal, thread, subjects, language,
+ * beliefs) once per executor, and what each call brings (step, tool, params, deadline, workspace, budget) per call.
+ * Together they are exactly `ToolInvocation`'s fields, so an invocation built from both parts is a valid one.
+ */
+const GOAL_FIELDS = {
+  schemaVersion: true,
+  goalId: true,
+  threadId: true,
+  runtimeSubject: true,
+  interactSubject: true,
+  lang: true,
+  beliefs: true,
+} as const;
+const GoalPart = ToolInvocation.pick(GOAL_FIELDS);
+const CallPart = ToolInvocation.omit(GOAL_FIELDS);
 
 type Ended = Omit<OperationOutcome, 'operation' | 'startedAt' | 'completedAt'> & {
   readonly error?: ErrorEnvelope;
@@ -95,6 +113,8 @@ export class RemoteToolExecutor implements ToolExecutor {
   private readonly now: () => number;
   private readonly router: CallRouter;
   private readonly lanes = new ResourceLanes();
+  /** The fields every call of the goal shares, checked at the first call (see GoalPart). */
+  private goalPart: ReturnType<typeof GoalPart.safeParse> | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -120,7 +140,8 @@ export class RemoteToolExecutor implements ToolExecutor {
     const invocation = this.invocationOf(plan, step, started + budgetMs);
     if ('error' in invocation) return this.outcome(plan, started, { failed: invocation.error });
     // Numbered above, when called; a call on a resource an earlier call of the group still works on waits for it.
-    const leave = await this.lanes.enter(resourcesOf(plan.parameters));
+    const resources = resourcesOf(plan.parameters);
+    const leave = resources.length === 0 ? noLane : await this.lanes.enter(resources);
     const messages = this.router.open(invocation, contextForCall(ctx, invocation), (call) =>
       this.options.onModelCall?.(invocation, call),
     );
@@ -225,27 +246,35 @@ export class RemoteToolExecutor implements ToolExecutor {
   ): ToolInvocation | { error: ErrorEnvelope } {
     const workspace = this.options.workspace?.();
     const tokenBudget = this.options.tokensLeft?.();
-    const parsed = ToolInvocation.safeParse({
-      schemaVersion: SCHEMA_VERSION,
+    const call = CallPart.safeParse({
       invocationId: invocationIdOf(this.options.goalId, step),
-      goalId: this.options.goalId,
-      ...(this.options.threadId ? { threadId: this.options.threadId } : {}),
       step,
       tool: plan.tool,
       params: plan.parameters,
       deadline,
-      runtimeSubject: Subjects.goalRuntime(this.options.goalId),
-      interactSubject: Subjects.goalInteract(this.options.goalId),
-      ...(this.options.lang ? { lang: this.options.lang } : {}),
       attempt: 1,
       ...(workspace ? { workspace } : {}),
-      ...(this.options.beliefs ? { beliefs: [...this.options.beliefs] } : {}),
       ...(tokenBudget === undefined ? {} : { tokenBudget: Math.max(0, Math.floor(tokenBudget)) }),
     });
-    if (parsed.success) return parsed.data;
+    const goal = (this.goalPart ??= this.goalPartOf());
+    if (goal.success && call.success) return { ...goal.data, ...call.data };
+    const issues = [goal, call].flatMap((part) => (part.success ? [] : part.error.issues));
     return {
-      error: errorEnvelope('VALIDATION_FAILED', `invalid tool call: ${describeIssues(parsed.error)}`),
+      error: errorEnvelope('VALIDATION_FAILED', `invalid tool call: ${describeIssues(new ZodError(issues))}`),
     };
+  }
+
+  private goalPartOf(): ReturnType<typeof GoalPart.safeParse> {
+    const { goalId, threadId, lang, beliefs } = this.options;
+    return GoalPart.safeParse({
+      schemaVersion: SCHEMA_VERSION,
+      goalId,
+      ...(threadId ? { threadId } : {}),
+      runtimeSubject: Subjects.goalRuntime(goalId),
+      interactSubject: Subjects.goalInteract(goalId),
+      ...(lang ? { lang } : {}),
+      ...(beliefs ? { beliefs: [...beliefs] } : {}),
+    });
   }
 
   private outcome(
@@ -265,6 +294,9 @@ export class RemoteToolExecutor implements ToolExecutor {
     };
   }
 }
+
+/** The release of a call that names no resource: it entered no lane (and did not wait a turn to find that out). */
+const noLane = (): void => undefined;
 
 function failed(error: ErrorEnvelope): Ended {
   return { status: 'failed', result: null, errorMessage: error.message, errorCode: error.code, error };

@@ -17,6 +17,13 @@ import type { Abandonment, ClaimWatch } from './claim-watch';
 export const LATE_REPLY_GRACE_MS = 1_000;
 
 /**
+ * The reasons the attempt's own signals abort with: an abort without a reason builds a DOMException, stack trace
+ * included, on every call.
+ */
+const SETTLED = 'settled';
+const ABANDONED = 'abandoned';
+
+/**
  * How one send of an invocation ended. `lost`: the call is known not to run any more (nobody received it, its runner
  * stopped renewing its claim, or no instance of the tool answers pings), so it may be sent again; `gone` says the
  * call may have been running when it was lost (its instance disappeared), which only an idempotent tool survives.
@@ -27,13 +34,16 @@ export type AttemptEnd =
   | { readonly kind: 'lost'; readonly error: ErrorEnvelope; readonly gone: boolean }
   | { readonly kind: 'failed'; readonly error: ErrorEnvelope };
 
+/** What an attempt needs of a ClaimWatch: `lostCall`, and when its first look is due (unknown: started at once). */
+export type AttemptClaimWatch = Pick<ClaimWatch, 'lostCall'> & Partial<Pick<ClaimWatch, 'firstLookMs'>>;
+
 export interface AttemptOptions {
   /** Epoch ms: the whole call's deadline (every attempt shares it). */
   readonly deadline: number;
   /** The call's whole budget (for the error message). */
   readonly budgetMs: number;
   readonly now: () => number;
-  readonly claimWatch?: Pick<ClaimWatch, 'lostCall'>;
+  readonly claimWatch?: AttemptClaimWatch;
   /** Revisions of stale claims already acted upon (the next runner takes them over). */
   readonly staleClaims: Set<number>;
   readonly signal?: AbortSignal;
@@ -53,27 +63,15 @@ export async function sendAttempt(
 ): Promise<AttemptEnd> {
   const { tool } = invocation;
   const subject = Subjects.toolInvoke(tool);
-  const settled = new AbortController(); // ends the claim watch with the request
   const abandon = new AbortController();
   let lost: Abandonment | undefined;
   const { claimWatch, signal } = options;
-  if (claimWatch) {
-    // Started through a promise so that no failure of the watch, even a synchronous one, reaches the request.
-    Promise.resolve()
-      .then(() =>
-        claimWatch.lostCall(invocation.invocationId, {
-          signal: settled.signal,
-          ignore: options.staleClaims,
-          tool,
-        }),
-      )
-      .then((found) => {
-        if (!found || settled.signal.aborted) return;
+  const stopWatch = claimWatch
+    ? watchClaim(claimWatch, invocation, options.staleClaims, (found) => {
         lost = found;
-        abandon.abort();
+        abandon.abort(ABANDONED);
       })
-      .catch(() => undefined);
-  }
+    : undefined;
   const stop = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
   const waitMs =
     Math.max(1, options.deadline - options.now()) + (options.lateReplyGraceMs ?? LATE_REPLY_GRACE_MS);
@@ -99,8 +97,47 @@ export async function sendAttempt(
       return failed('TIMEOUT', `no reply from ${tool} within its deadline of ${options.budgetMs} ms`);
     return { kind: 'failed', error: mapped };
   } finally {
-    settled.abort();
+    stopWatch?.();
   }
+}
+
+/**
+ * Watches the call's claim until the returned function is called (the request settled); `onLost` once it is known
+ * lost. The watch's first read comes one pause after the send anyway, so it is started only then (`firstLookMs`): a
+ * call answered sooner, as most are, costs one timer and nothing else.
+ */
+function watchClaim(
+  claimWatch: AttemptClaimWatch,
+  invocation: ToolInvocation,
+  staleClaims: ReadonlySet<number>,
+  onLost: (lost: Abandonment) => void,
+): () => void {
+  let settled: AbortController | undefined;
+  const start = (waited: number) => {
+    const watching = (settled = new AbortController()).signal;
+    // Started through a promise so that no failure of the watch, even a synchronous one, reaches the request.
+    Promise.resolve()
+      .then(() =>
+        claimWatch.lostCall(invocation.invocationId, {
+          signal: watching,
+          ignore: staleClaims,
+          tool: invocation.tool,
+          waited,
+        }),
+      )
+      .then((found) => {
+        if (found && !watching.aborted) onLost(found);
+      })
+      .catch(() => undefined);
+  };
+  const delay = claimWatch.firstLookMs;
+  let timer: NodeJS.Timeout | undefined;
+  if (delay === undefined) start(0);
+  else timer = setTimeout(() => start(delay), delay);
+  return () => {
+    clearTimeout(timer);
+    settled?.abort(SETTLED);
+  };
 }
 
 function replyOf(tool: string, read: () => unknown): AttemptEnd {

@@ -1,0 +1,123 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { operationPlan } from '@novelrag/agenturn';
+import { RecordingExecutionContext } from '@novelrag/agenturn/testing';
+import { SCHEMA_VERSION, Subjects, type ToolInvocation } from '@novelrag/contracts';
+import { startNats, type NatsServerHandle } from '@novelrag/testkit';
+import type { Abandonment, WatchOptions } from './claim-watch';
+import { RemoteToolExecutor } from './remote-tool-executor';
+import { type AttemptClaimWatch, sendAttempt } from './tool-attempt';
+
+const invocationOf = (tool: string, step: number): ToolInvocation => ({
+  schemaVersion: SCHEMA_VERSION,
+  invocationId: `goal-attempt-s${step}`,
+  goalId: 'goal-attempt',
+  step,
+  tool,
+  params: {},
+  deadline: Date.now() + 30_000,
+  runtimeSubject: Subjects.goalRuntime('goal-attempt'),
+  interactSubject: Subjects.goalInteract('goal-attempt'),
+  attempt: 1,
+});
+
+describe('one attempt of a tool call over real NATS', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let step = 0;
+
+  const send = (tool: string, claimWatch: AttemptClaimWatch) => {
+    const invocation = invocationOf(tool, step++);
+    return sendAttempt(nc, invocation, {
+      deadline: invocation.deadline,
+      budgetMs: 30_000,
+      now: Date.now,
+      staleClaims: new Set(),
+      claimWatch,
+    });
+  };
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    nc.subscribe(Subjects.toolInvoke('quick'), {
+      callback: (_err, msg) => {
+        msg.respond(JSON.stringify({ type: 'result', result: 'done' }));
+      },
+    });
+    nc.subscribe(Subjects.toolInvoke('silent'), { callback: () => undefined });
+    await nc.flush();
+  });
+
+  afterAll(async () => {
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('does not start the claim watch of a call answered before its first look is due', async () => {
+    const watched: string[] = [];
+    const claimWatch: AttemptClaimWatch = {
+      firstLookMs: 60_000,
+      lostCall: (id) => {
+        watched.push(id);
+        return Promise.resolve(undefined);
+      },
+    };
+    await expect(send('quick', claimWatch)).resolves.toMatchObject({ kind: 'replied' });
+    expect(watched).toEqual([]);
+  });
+
+  it('starts the watch when its first look is due, telling it how long the call already waited', async () => {
+    const seen: WatchOptions[] = [];
+    const stale: Abandonment = { kind: 'stale-claim', runner: 'runner-dead', leaseUntil: 1, revision: 7 };
+    const claimWatch: AttemptClaimWatch = {
+      firstLookMs: 20,
+      lostCall: (_id, watch) => {
+        seen.push(watch);
+        return Promise.resolve(stale);
+      },
+    };
+    await expect(send('silent', claimWatch)).resolves.toMatchObject({
+      kind: 'lost',
+      error: { code: 'UNAVAILABLE' },
+    });
+    expect(seen).toEqual([expect.objectContaining({ tool: 'silent', waited: 20 })]);
+  });
+
+  it('starts a watch that says nothing of its first look at once', async () => {
+    const seen: WatchOptions[] = [];
+    const claimWatch: AttemptClaimWatch = {
+      lostCall: (_id, watch) => {
+        seen.push(watch);
+        return Promise.resolve(undefined);
+      },
+    };
+    await expect(send('quick', claimWatch)).resolves.toMatchObject({ kind: 'replied' });
+    expect(seen).toEqual([expect.objectContaining({ waited: 0 })]);
+  });
+
+  it('refuses a call whose goal-wide fields are invalid, naming the field, on every call of the goal', async () => {
+    const executor = new RemoteToolExecutor(nc, {
+      goalId: 'goal-attempt',
+      firstStep: 0,
+      lang: 'not a language',
+    });
+    for (const tool of ['quick', 'quick']) {
+      const outcome = await executor.execute(operationPlan(tool, {}, 'try'), new RecordingExecutionContext());
+      expect(outcome).toMatchObject({ status: 'failed', errorCode: 'VALIDATION_FAILED' });
+      expect(outcome.errorMessage).toContain('lang');
+    }
+  });
+
+  it('names the invalid fields of the goal and of the call together', async () => {
+    const executor = new RemoteToolExecutor(nc, {
+      goalId: 'goal-attempt',
+      firstStep: 0,
+      lang: 'not a language',
+    });
+    const outcome = await executor.execute(
+      operationPlan('bad name!', {}, 'try'),
+      new RecordingExecutionContext(),
+    );
+    expect(outcome.errorMessage).toMatch(/lang.*tool|tool.*lang/);
+  });
+});
