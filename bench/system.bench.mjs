@@ -121,7 +121,8 @@ async function main() {
   const post = goalPoster(gatewayUrl);
 
   if (opts.only.has('accept')) {
-    await acceptanceBench({ root, nc, opts, post, log, results, tables });
+    const bench = { pid: gateway.pid, url: gatewayUrl, monitorUrl, name: 'bench-gw' };
+    await acceptanceBench({ root, nc, opts, gateway: bench, fetchPost: post, log, results, tables });
     // Nobody consumed those goals: drop them so the orchestrators of (4) only see their own.
     await (await jetstreamManager(nc)).streams.purge('GOALS');
     await stopChild(gateway);

@@ -1,15 +1,67 @@
 // Part (3) of bench/system.bench.mjs: goal acceptance through the gateway (POST /v1/goals → 202), sequential and 16 in
 // flight, beside the same acceptance without HTTP (`acceptGoal` of libs/bus on the KV goal store, from this process:
 // the KV create and the acknowledged GOALS publish alone), so the table shows what the HTTP layer adds.
+//
+// The HTTP client runs in this process, on the same cores as the gateway, so its own cost is part of every figure. The
+// rows are measured with undici's `request` on a keep-alive pool (one connection per client in flight, no pipelining:
+// what a service calling the API does); the fetch row beside them is the same load through `fetch` (which costs this
+// process several times more CPU per request: WHATWG streams, Request/Response objects), the client of earlier runs.
+// Beside the latencies, what does not depend on the machine's load: the gateway's CPU time per request (from
+// /proc/<pid>/stat, Linux) and the NATS messages it sent per request (/connz).
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { Pool } from 'undici';
 import { concurrent, sequential } from './dispatch.mjs';
 import { markdownTable, ms } from './report.mjs';
 
 const require = createRequire(import.meta.url);
 
-export async function acceptanceBench({ root, nc, opts, post, log, results, tables }) {
+/** `POST /v1/goals` through a keep-alive pool of `connections`: resolves to the 202 body, rejects otherwise. */
+function keepAlivePoster(gatewayUrl, connections) {
+  const pool = new Pool(gatewayUrl, { connections, pipelining: 1 });
+  const post = async (body) => {
+    const res = await pool.request({
+      path: '/v1/goals',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.statusCode !== 202) {
+      throw new Error(`POST /v1/goals answered ${res.statusCode}: ${await res.body.text()}`);
+    }
+    return res.body.json();
+  };
+  return { post, close: () => pool.close() };
+}
+
+/** CPU milliseconds (user + system) a process has used so far; undefined where /proc is missing. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Messages the gateway's NATS connection sent so far (its connection is named after its instance id). */
+async function gatewayMessages(monitorUrl, name) {
+  const { connections = [] } = await (await fetch(`${monitorUrl}/connz?limit=4096`)).json();
+  return connections.find((c) => c.name === name)?.in_msgs;
+}
+
+/** `run()` measured with the gateway's CPU time and NATS messages per request. */
+async function withGatewayCost(gateway, n, run) {
+  const [cpu0, msgs0] = [cpuMs(gateway.pid), await gatewayMessages(gateway.monitorUrl, gateway.name)];
+  const result = await run();
+  const [cpu1, msgs1] = [cpuMs(gateway.pid), await gatewayMessages(gateway.monitorUrl, gateway.name)];
+  const per = (a, b) => (a === undefined || b === undefined ? undefined : (b - a) / n);
+  return { ...result, gatewayCpuMs: per(cpu0, cpu1), gatewayNatsMessages: per(msgs0, msgs1) };
+}
+
+export async function acceptanceBench({ root, nc, opts, gateway, fetchPost, log, results, tables }) {
   const { KvGoalStore, acceptGoal } = require(path.join(root, 'libs/bus/dist/index.js'));
   const { SCHEMA_VERSION } = require(path.join(root, 'libs/contracts/dist/index.js'));
   const store = await KvGoalStore.open(nc);
@@ -22,25 +74,74 @@ export async function acceptanceBench({ root, nc, opts, post, log, results, tabl
       submittedAt: new Date().toISOString(),
       source: 'user',
     });
-  log(`(3) goal acceptance, ${opts.accept} requests sequential, then 16 in flight`);
-  await sequential(30, () => post({ goal: 'warm up' }));
+  const client = keepAlivePoster(gateway.url, 16);
+  const post = () => client.post({ goal: 'benchmark goal' });
+  const n = opts.accept;
+  log(`(3) goal acceptance, ${n} requests sequential, then 16 in flight`);
+  await sequential(30, () => client.post({ goal: 'warm up' }));
+  await concurrent(n, 16, () => client.post({ goal: 'warm up' }));
+  await sequential(30, () => fetchPost({ goal: 'warm up' }));
   await sequential(30, direct);
-  const http = await sequential(opts.accept, () => post({ goal: 'benchmark goal' }));
-  const http16 = await concurrent(opts.accept, 16, () => post({ goal: 'benchmark goal' }));
-  const bus = await sequential(opts.accept, direct);
-  const bus16 = await concurrent(opts.accept, 16, direct);
-  results.accept = { sequential: http, concurrent16: http16, busSequential: bus, busConcurrent16: bus16 };
-  const row = (path, mode, s, perSecond) => [path, mode, ms(s.p50), ms(s.p99), `${perSecond.toFixed(0)}/s`];
+  const http = await withGatewayCost(gateway, n, async () => ({ latency: await sequential(n, post) }));
+  const http16 = await withGatewayCost(gateway, n, () => concurrent(n, 16, post));
+  const fetch16 = await withGatewayCost(gateway, n, () =>
+    concurrent(n, 16, () => fetchPost({ goal: 'benchmark goal' })),
+  );
+  await client.close();
+  const bus = await sequential(n, direct);
+  const bus16 = await concurrent(n, 16, direct);
+  results.accept = {
+    sequential: http.latency,
+    concurrent16: http16,
+    fetchConcurrent16: fetch16,
+    busSequential: bus,
+    busConcurrent16: bus16,
+    gateway: {
+      cpuMsPerRequest: { sequential: http.gatewayCpuMs, concurrent16: http16.gatewayCpuMs },
+      natsMessagesPerRequest: {
+        sequential: http.gatewayNatsMessages,
+        concurrent16: http16.gatewayNatsMessages,
+      },
+    },
+  };
+  const cost = (r) => (r.gatewayCpuMs === undefined ? '—' : ms(r.gatewayCpuMs));
+  const msgs = (r) => (r.gatewayNatsMessages === undefined ? '—' : r.gatewayNatsMessages.toFixed(2));
+  const row = (path, mode, s, perSecond, r) => [
+    path,
+    mode,
+    ms(s.p50),
+    ms(s.p99),
+    `${perSecond.toFixed(0)}/s`,
+    r ? cost(r) : '—',
+    r ? msgs(r) : '—',
+  ];
   tables.push(
-    `### (3) Goal acceptance (${opts.accept} requests per row: KV record created + GOALS publish acknowledged)\n\n` +
+    `### (3) Goal acceptance (${n} requests per row: KV record created + GOALS publish acknowledged)\n\n` +
       markdownTable(
-        ['path', 'mode', 'p50 ms', 'p99 ms', 'throughput'],
         [
-          row('gateway POST /v1/goals', 'sequential', http, 1000 / http.mean),
-          row('gateway POST /v1/goals', '16 concurrent', http16.latency, http16.perSecond),
+          'path',
+          'mode',
+          'p50 ms',
+          'p99 ms',
+          'throughput',
+          'gateway CPU ms / request',
+          'gateway NATS msgs / request',
+        ],
+        [
+          row('gateway POST /v1/goals', 'sequential', http.latency, 1000 / http.latency.mean, http),
+          row('gateway POST /v1/goals', '16 concurrent', http16.latency, http16.perSecond, http16),
+          row(
+            'gateway POST /v1/goals (fetch client)',
+            '16 concurrent',
+            fetch16.latency,
+            fetch16.perSecond,
+            fetch16,
+          ),
           row('acceptGoal, no HTTP', 'sequential', bus, 1000 / bus.mean),
           row('acceptGoal, no HTTP', '16 concurrent', bus16.latency, bus16.perSecond),
         ],
-      ),
+      ) +
+      '\n\nThe client (undici `request`, keep-alive, in the bench process) shares the 2 cores with the gateway and ' +
+      'NATS; the fetch row is the same load through `fetch`.',
   );
 }

@@ -116,7 +116,9 @@ export function createInfra(root) {
     for (;;) {
       try {
         const reply = await nc.request(`novelrag.health.${app}.${instance}`, '{}', { timeout: 500 });
-        if (reply.json().ok) return child;
+        // The reply is an envelope: `ok` says the request was answered, `data.ok` that the instance is ready (the
+        // gateway's HTTP port listens only then).
+        if (reply.json().data?.ok) return child;
       } catch {
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${app} did not start`);
         await new Promise((r) => setTimeout(r, 200));

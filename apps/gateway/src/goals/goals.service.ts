@@ -73,7 +73,8 @@ export class GoalsService implements OnApplicationBootstrap {
       ? `g-${createHash('sha256').update(`${principal}:${idempotencyKey}`).digest('hex').slice(0, 24)}`
       : `g-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     const now = new Date().toISOString();
-    const submission = GoalSubmission.parse({
+    // Validated (and completed with its defaults) by acceptGoal, once.
+    const submission: GoalSubmission = {
       schemaVersion: SCHEMA_VERSION,
       goalId,
       ...(dto.threadId ? { threadId: dto.threadId } : {}),
@@ -85,7 +86,7 @@ export class GoalsService implements OnApplicationBootstrap {
       ...(idempotencyKey ? { idempotencyKey } : {}),
       source: 'user',
       agent: dto.agent ?? DEFAULT_AGENT_KIND,
-    });
+    };
     try {
       const { record, created } = await acceptGoal(this.nc, this.goals(), submission);
       return { goal: strip(record), created };

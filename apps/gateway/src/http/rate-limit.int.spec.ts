@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { startService, type RunningService } from '@novelrag/bus';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
-import { connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { GatewayEnv } from '../config';
 import { gatewayDefinition } from '../service.definition';
 import { KvRateLimiter } from './rate-limiter';
@@ -94,5 +95,57 @@ describe('gateway rate limit shared by every gateway instance (real NATS KV)', (
     expect(await limiter.take('p')).toMatchObject({ allowed: true, remaining: 0 });
     expect(await limiter.take('p')).toMatchObject({ allowed: false });
     expect(warnings).toEqual(['rate-limit bucket unreachable: counting in this instance only']);
+  });
+});
+
+describe('gateway rate limit: counts reserved per write (real NATS KV)', () => {
+  let nats: NatsServerHandle;
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+  });
+
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  /** Two limiters (two gateway instances) on one bucket, over one connection. */
+  async function withLimiters(
+    options: { limit: number; windowMs: number; bucket: string },
+    body: (nc: NatsConnection, one: KvRateLimiter, two: KvRateLimiter) => Promise<void>,
+  ): Promise<void> {
+    const nc = await connect({ servers: nats.url });
+    try {
+      const logger = { warn: () => undefined, info: () => undefined } as never;
+      await body(nc, new KvRateLimiter(nc, options, logger), new KvRateLimiter(nc, options, logger));
+    } finally {
+      await nc.close();
+    }
+  }
+
+  it('reserves 1 % of the limit per write: the next requests are counted without a write, and shared', async () => {
+    const options = { limit: 1000, windowMs: 60_000, bucket: 'rate-limits-reserve' };
+    await withLimiters(options, async (nc, one, two) => {
+      const decisions = [];
+      for (let i = 0; i < 25; i++) decisions.push(await one.take('p'));
+      expect(decisions.map((d) => d.remaining)).toEqual(Array.from({ length: 25 }, (_, i) => 999 - i));
+      // 25 requests in 3 writes, each counting its request and reserving 10: the window says 33.
+      const entry = await (await new Kvm(nc).open(options.bucket)).get('p');
+      expect(entry?.revision).toBe(3);
+      expect(entry?.json()).toMatchObject({ count: 33 });
+      // The other instance counts after what the first one reserved.
+      expect(await two.take('p')).toMatchObject({ allowed: true, remaining: 1000 - 34 });
+    });
+  });
+
+  it('never reserves past the limit: the budget is granted once across instances', async () => {
+    const options = { limit: 200, windowMs: 60_000, bucket: 'rate-limits-reserve-end' };
+    await withLimiters(options, async (_nc, one, two) => {
+      const remaining = [];
+      for (let i = 0; i < 200; i++) remaining.push((await one.take('p')).remaining);
+      expect(remaining).toEqual(Array.from({ length: 200 }, (_, i) => 199 - i));
+      expect(await one.take('p')).toMatchObject({ allowed: false, remaining: 0 });
+      expect(await two.take('p')).toMatchObject({ allowed: false, remaining: 0 });
+    });
   });
 });

@@ -67,7 +67,17 @@ const KNOWN_WINDOWS = 10_000;
 interface Stored {
   readonly window: Window | undefined;
   readonly revision: number;
+  /** Counts this process reserved in that window beyond its requests so far: `next` … `last` are its own to hand out. */
+  spare?: { next: number; readonly last: number };
 }
+
+/**
+ * Counts reserved per write beyond the requests being counted: 1 % of the limit, so a busy principal costs one write
+ * per ~1 % of its budget instead of one per request or burst. What another instance cannot use meanwhile is bounded by
+ * that 1 % per instance (it is spent by the end of the window at the latest); under 100 requests a window nothing is
+ * reserved and every request is counted in the shared window as it comes.
+ */
+const spareOf = (limit: number) => Math.floor(limit / 100);
 
 interface Waiter {
   readonly resolve: (decision: RateDecision) => void;
@@ -78,7 +88,8 @@ interface Waiter {
  * Windows kept in the `rate-limits` KV bucket, so every gateway instance counts the same requests. A principal's
  * requests arriving while its previous write is in flight are counted together in one compare-and-swap write (a
  * burst of 16 costs one or two round trips, not 16 contending read-and-writes), on the revision this process last
- * wrote; only a conflict (another instance counted meanwhile) re-reads the window, bounded. Keys expire with the
+ * wrote; only a conflict (another instance counted meanwhile) re-reads the window, bounded. Each write also reserves
+ * 1 % of the limit for this process (`spareOf`), which its next requests take without a write. Keys expire with the
  * bucket's age limit (two windows). When the bucket cannot be reached, this process counts alone (and logs it) rather
  * than refusing every request or letting every request through.
  */
@@ -98,6 +109,8 @@ export class KvRateLimiter implements RateLimiter {
   }
 
   take(principal: string): Promise<RateDecision> {
+    const reserved = this.queues.has(principal) ? undefined : this.takeReserved(principal);
+    if (reserved) return Promise.resolve(reserved);
     return new Promise<RateDecision>((resolve, reject) => {
       const queue = this.queues.get(principal);
       if (queue) return void queue.push({ resolve, reject });
@@ -106,10 +119,18 @@ export class KvRateLimiter implements RateLimiter {
     }).catch((err: unknown) => this.degrade(principal, err));
   }
 
-  /** Counts the principal's queued requests lot by lot (each lot one write) until none is left. */
+  /**
+   * Counts the principal's queued requests lot by lot until none is left: first from the counts this process reserved,
+   * the rest in one write.
+   */
   private async drain(principal: string): Promise<void> {
     for (;;) {
       const lot = this.queues.get(principal)?.splice(0) ?? [];
+      while (lot.length > 0) {
+        const reserved = this.takeReserved(principal);
+        if (!reserved) break;
+        (lot.shift() as Waiter).resolve(reserved);
+      }
       if (lot.length === 0) {
         this.queues.delete(principal);
         return;
@@ -123,6 +144,24 @@ export class KvRateLimiter implements RateLimiter {
         for (const waiter of lot) waiter.reject(err);
       }
     }
+  }
+
+  /** The decision of one request counted from this process's reserved counts, while its window lasts. */
+  private takeReserved(principal: string): RateDecision | undefined {
+    const stored = this.known.get(principal);
+    const spare = stored?.spare;
+    const window = stored?.window;
+    const now = Date.now();
+    if (!spare || !window || spare.next > spare.last) return undefined;
+    if (now < window.start || now - window.start >= this.options.windowMs) return undefined;
+    const count = spare.next++;
+    const { limit, windowMs } = this.options;
+    return {
+      allowed: true,
+      limit,
+      remaining: limit - count,
+      resetMs: Math.max(1, window.start + windowMs - now),
+    };
   }
 
   private degrade(principal: string, err: unknown): Promise<RateDecision> {
@@ -160,14 +199,18 @@ export class KvRateLimiter implements RateLimiter {
         decisions.push(decision);
         if (next) [window, changed] = [next, true];
       }
-      if (!changed) return decisions;
+      if (!changed || !window) return decisions;
+      const counted = window.count;
+      const reserve = Math.min(spareOf(this.options.limit), this.options.limit - counted);
+      const written = { start: window.start, count: counted + reserve };
       try {
-        const data = JSON.stringify(window);
+        const data = JSON.stringify(written);
         const revision =
           stored.revision > 0
             ? await kv.update(principal, data, stored.revision)
             : await kv.create(principal, data);
-        this.remember(principal, { window, revision });
+        const spare = reserve > 0 ? { next: counted + 1, last: counted + reserve } : undefined;
+        this.remember(principal, { window: written, revision, ...(spare ? { spare } : {}) });
         return decisions;
       } catch (err) {
         if (!isWrongSequence(err)) throw err;

@@ -3,7 +3,7 @@ import { DEFAULT_AGENT_KIND, type GoalRecord, GoalSubmission, SCHEMA_VERSION } f
 import { SpanKind, inSpan, traceparentOf } from '@novelrag/telemetry';
 import { BusError } from '../errors';
 import type { GoalStore } from '../stores/goal-store';
-import { submitGoal } from './streams';
+import { publishSubmission } from './streams';
 
 const ZERO_USAGE = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
@@ -89,11 +89,11 @@ async function accept(
         goalId: submission.goalId,
       });
     }
-    if (existing.status === 'queued') await submitGoal(nc, submission, options);
+    if (existing.status === 'queued') await publishSubmission(nc, submission, options);
     return { record: existing, created: false };
   }
   try {
-    await submitGoal(nc, submission, options);
+    await publishSubmission(nc, submission, options);
   } catch (err) {
     if (!submission.idempotencyKey) await store.delete(submission.goalId).catch(() => undefined);
     throw err;

@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   AckPolicy,
+  type JetStreamClient,
   RetentionPolicy,
   StorageType,
   jetstream,
@@ -124,15 +125,23 @@ export interface SubmitResult {
  * Publishes an accepted goal to the GOALS stream and waits for the stream's acknowledgement (so a 202 means durable).
  * `Nats-Msg-Id` = goal id makes a repeated submission a no-op inside the duplicate window.
  */
-export async function submitGoal(
+export function submitGoal(
   nc: NatsConnection,
   submission: GoalSubmission,
   options: { subject?: string; timeoutMs?: number } = {},
 ): Promise<SubmitResult> {
-  const body = GoalSubmission.parse(submission);
+  return publishSubmission(nc, GoalSubmission.parse(submission), options);
+}
+
+/** `submitGoal` of a submission its caller has just parsed (acceptGoal): the same publish without parsing it again. */
+export async function publishSubmission(
+  nc: NatsConnection,
+  body: GoalSubmission,
+  options: { subject?: string; timeoutMs?: number } = {},
+): Promise<SubmitResult> {
   try {
     const headers = withTraceHeaders();
-    const ack = await jetstream(nc, { timeout: options.timeoutMs ?? 5_000 }).publish(
+    const ack = await jetstreamOf(nc, options.timeoutMs ?? 5_000).publish(
       options.subject ?? Subjects.goalSubmitted,
       JSON.stringify(body),
       { msgID: body.goalId, ...(headers ? { headers } : {}) },
@@ -144,4 +153,14 @@ export async function submitGoal(
       `the goal could not be stored: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
+}
+
+/** One JetStream client per connection and timeout, made once (each goal accepted by the gateway publishes with it). */
+const clients = new WeakMap<NatsConnection, Map<number, JetStreamClient>>();
+function jetstreamOf(nc: NatsConnection, timeout: number): JetStreamClient {
+  let byTimeout = clients.get(nc);
+  if (!byTimeout) clients.set(nc, (byTimeout = new Map()));
+  let js = byTimeout.get(timeout);
+  if (!js) byTimeout.set(timeout, (js = jetstream(nc, { timeout })));
+  return js;
 }
