@@ -20,6 +20,7 @@ describe('LLM env config', () => {
       NOVELRAG_MODELS: {},
       NOVELRAG_LLM_MODE: 'json_schema',
       NOVELRAG_LLM_TIMEOUT_MS: 60_000,
+      NOVELRAG_LLM_TRANSPORT: 'http',
       NOVELRAG_EMBEDDING_MODEL: undefined,
       NOVELRAG_EMBEDDING_DIMENSIONS: undefined,
     });
@@ -44,6 +45,30 @@ describe('LLM env config', () => {
     expect(model?.modelFor('decide')).toBe('qwen3-32b');
     expect(model?.modelFor('translate')).toBe('qwen3');
     expect(createEmbedderFromEnv(env)?.dimensions).toBe(768);
+  });
+
+  it('sends chat requests over node:http by default and over the global fetch when told (a proxy needs it)', async () => {
+    // A closed port: each request fails at once, and the spy shows which transport tried it.
+    const spy = jest.spyOn(globalThis, 'fetch').mockRejectedValue(new TypeError('fetch failed'));
+    try {
+      const ask = async (transport?: string) => {
+        const env = parseLlmEnv({
+          OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+          ...(transport ? { NOVELRAG_LLM_TRANSPORT: transport } : {}),
+        });
+        const model = createChatModelFromEnv(env, { maxRetries: 0 });
+        await expect(
+          model?.text({ messages: [{ role: 'user', content: 'hi' }], purpose: 'answer' }),
+        ).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
+      };
+      await ask();
+      expect(spy).not.toHaveBeenCalled();
+      await ask('fetch');
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(() => parseLlmEnv({ NOVELRAG_LLM_TRANSPORT: 'curl' })).toThrow(/NOVELRAG_LLM_TRANSPORT/);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('names every bad variable in a ConfigError without echoing values', () => {

@@ -74,7 +74,7 @@ export interface OpenAIChatModelOptions {
   readonly temperature?: number;
   /** Usage and outcome of every call (never content). */
   readonly onUsage?: LlmUsageHook;
-  /** Test seam: replaces the transport (default: `nodeHttpFetch`, node:http with keep-alive). */
+  /** The transport (default: `nodeHttpFetch`, node:http with keep-alive; `NOVELRAG_LLM_TRANSPORT=fetch`: the global fetch). */
   readonly fetch?: typeof fetch;
 }
 
