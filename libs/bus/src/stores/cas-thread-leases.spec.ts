@@ -61,3 +61,40 @@ describe('CasThreadLeases, the holder side', () => {
     expect((await cells.read('t')).value).toMatchObject({ holder: { owner: 'g:other' } });
   });
 });
+
+describe('CasThreadLeases, a renewal contended by waiters', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('keeps its three reads and writes: a swap on the record it last wrote that fails does not use one up', async () => {
+    const inner = memoryCells();
+    const waiter = { goalId: 'w', owner: 'w:1', seq: 2, beat: 1 };
+    /** A waiter refreshing its place (as waiters on other instances do every fifth of the lease). */
+    const waiterWrites = async () => {
+      const { value, revision } = await inner.read('t');
+      const record = value as { holder: unknown; waiting: (typeof waiter)[] };
+      waiter.beat += 1;
+      await inner.write('t', JSON.stringify({ ...record, waiting: [waiter] }), revision);
+    };
+    let interleave = 0; // holder reads followed by a waiter's write before the holder writes
+    const cells: CasCells = {
+      read: async (key) => {
+        const read = await inner.read(key);
+        if (interleave > 0) {
+          interleave -= 1;
+          await waiterWrites();
+        }
+        return read;
+      },
+      write: (key, data, revision) => inner.write(key, data, revision),
+    };
+    const held = await new CasThreadLeases(cells, (id) => id, { leaseMs: LEASE_MS }).acquire(request);
+    // The waiter joined after the holder's last write, and its refreshes beat the holder's next two writes.
+    await waiterWrites();
+    interleave = 2;
+    await jest.advanceTimersByTimeAsync(200);
+    expect((await inner.read('t')).value).toMatchObject({ holder: { goalId: 'g', beat: 2 } });
+    expect(held?.lost.aborted).toBe(false);
+    await held?.release();
+  });
+});

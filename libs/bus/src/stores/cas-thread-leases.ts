@@ -108,14 +108,16 @@ export class CasThreadLeases implements ThreadLeases {
     let released = false;
     let last: Written | undefined = written;
     /**
-     * `change` applied to the last written record first, then to fresh reads (while `going()`); false when the lease is
-     * not ours.
+     * `change` applied to the last written record first, then to up to `reads` fresh reads (while `going()`); false when
+     * the lease is not ours. The swap on the last written record is a try of its own: when a waiter's write made it
+     * fail, the holder still has all its read-and-write tries (as before that swap) against further waiters' writes.
      */
     const update = async (
       change: (record: LeaseRecord) => LeaseRecord,
-      attempts: number,
+      reads: number,
       going: () => boolean = () => true,
     ) => {
+      const attempts = last ? reads + 1 : reads;
       for (let attempt = 0; attempt < attempts && going(); attempt++) {
         const { record, revision } = attempt === 0 && last ? last : await this.read(key);
         if (record.holder?.owner !== owner) return false;
@@ -147,7 +149,7 @@ export class CasThreadLeases implements ThreadLeases {
       release: async () => {
         released = true;
         clearInterval(timer);
-        await update((record) => ({ ...record, holder: null }), 6);
+        await update((record) => ({ ...record, holder: null }), 5);
       },
     };
   }
