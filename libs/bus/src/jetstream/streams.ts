@@ -125,11 +125,12 @@ export interface SubmitResult {
  * Publishes an accepted goal to the GOALS stream and waits for the stream's acknowledgement (so a 202 means durable).
  * `Nats-Msg-Id` = goal id makes a repeated submission a no-op inside the duplicate window.
  */
-export function submitGoal(
+export async function submitGoal(
   nc: NatsConnection,
   submission: GoalSubmission,
   options: { subject?: string; timeoutMs?: number } = {},
 ): Promise<SubmitResult> {
+  // async: invalid input rejects the promise (as before), it does not throw at the call
   return publishSubmission(nc, GoalSubmission.parse(submission), options);
 }
 
