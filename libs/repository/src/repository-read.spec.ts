@@ -1,7 +1,7 @@
 import { InMemoryResourceStore } from './in-memory-store';
 import { LocalEmbedder } from './local-embedder';
 import { ResourceRepository } from './repository';
-import type { SearchHit, SearchRequest } from './store.port';
+import type { Embedder, SearchHit, SearchRequest, SegmentsResult } from './store.port';
 
 const root = (aspect: string) => ({ resource_uri: `/${aspect}`, children_key: null });
 
@@ -135,6 +135,74 @@ describe('ResourceRepository: segments', () => {
         relationships: {},
       },
     ]);
+  });
+});
+
+describe('ResourceRepository: segments from the tree', () => {
+  it('needs no store query: answers while the store cannot, equal to what the store holds', async () => {
+    class NoSegmentsStore extends InMemoryResourceStore {
+      override async segments(): Promise<SegmentsResult> {
+        throw new Error('segments query failed');
+      }
+    }
+    const { store } = await setup();
+    const failing = new NoSegmentsStore({ state: store.exportState(), vectors: store.exportVectors() });
+    const repo = await ResourceRepository.open(failing, new LocalEmbedder());
+    await repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 30 } }]);
+    const request = {
+      segments: [
+        { uri: '/' },
+        { uri: '/location' },
+        { uri: '/character/lin', excludedProperties: ['bio'] },
+        { uri: '/location/azure_sect' },
+        { uri: '/character/nobody' },
+      ],
+      excludedUris: ['/location/azure_sect/hall'],
+    };
+    const stored = new InMemoryResourceStore({
+      state: failing.exportState(),
+      vectors: failing.exportVectors(),
+    });
+    const result = await repo.segments(request);
+    expect(result).toEqual(await stored.segments(request));
+    expect(result.segments[2]?.properties).toEqual({ name: '林默', age: 30 });
+  });
+
+  it('shows committed state only: waits for a write in progress, and never shows one that fails', async () => {
+    let release: (fail: boolean) => void = () => undefined;
+    const inner = new LocalEmbedder();
+    let gated = false;
+    const embedder: Embedder = {
+      dimensions: inner.dimensions,
+      embed: (texts) =>
+        gated
+          ? new Promise((resolve, reject) => {
+              release = (fail) => (fail ? reject(new Error('embedder down')) : resolve(inner.embed(texts)));
+            })
+          : inner.embed(texts),
+    };
+    const repo = await ResourceRepository.open(new InMemoryResourceStore(), embedder);
+    await repo.addAspect('character', {});
+    await repo.apply([
+      { target: 'resource', location: root('character'), data: [{ id: 'lin', name: 'Lin' }] },
+    ]);
+    const age = async () =>
+      (await repo.segments({ segments: [{ uri: '/character/lin' }] })).segments[0]?.properties['age'];
+
+    gated = true;
+    const failing = repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 3 } }]);
+    await new Promise((r) => setImmediate(r)); // the write has changed the tree and waits on the embedder
+    const during = age();
+    release(true);
+    await expect(failing).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(during).resolves.toBeUndefined();
+
+    const succeeding = repo.apply([{ target: 'property', resource_uri: '/character/lin', data: { age: 4 } }]);
+    await new Promise((r) => setImmediate(r));
+    const after = age();
+    release(false);
+    await succeeding;
+    await expect(after).resolves.toBe(4);
   });
 });
 

@@ -59,7 +59,7 @@ export class StoreWriter {
   }
 
   private entryOf(record: ElementRecord, touched?: Touched): { text: string; hash: string } {
-    return this.entries.entryOf(record, (uri) => this.tree.get(uri), touched);
+    return this.entries.entryOf(record, (uri) => this.tree.peek(uri), touched);
   }
 
   /**

@@ -20,6 +20,7 @@ import {
   spliceBounds,
 } from './operations';
 import type { ApplyResult, ExecuteResult, FindResult, TreeChanges, TreeSnapshot } from './tree-types';
+import type { SegmentSource } from './segments';
 import { parseUri } from './uri';
 
 interface AspectState {
@@ -105,6 +106,20 @@ export class ResourceTree {
   getAspect(name: string): Aspect | undefined {
     const state = this.aspects.get(name);
     return state ? cloneJson(state.aspect) : undefined;
+  }
+
+  /**
+   * The live element at `uri`, not a copy, or undefined: for callers that only read it at once (building an
+   * element's search text reads its neighbours' names, and copying each neighbour cost more than the text itself).
+   */
+  peek(uri: string): Readonly<ElementRecord> | undefined {
+    return this.lut.get(uri);
+  }
+
+  /** What `buildSegments` reads, without copies (it copies what it returns). */
+  segmentSource(): SegmentSource {
+    const aspects = [...this.aspects.values()].map(({ aspect, rootIds }) => ({ ...aspect, rootIds }));
+    return { aspects, record: this.lookup };
   }
 
   /** The element at `uri` (a copy), or undefined. Does not validate the URI. */

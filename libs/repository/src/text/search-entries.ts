@@ -53,10 +53,7 @@ export class SearchEntries {
     for (const [source, labels] of this.incoming.get(record.uri) ?? []) {
       if (!touched.has(source)) incoming.push([source, labels]);
     }
-    for (const [source, current] of touched) {
-      const labels = current?.relationships[record.uri];
-      if (labels) incoming.push([source, labels]);
-    }
+    incoming.push(...(touchedIncoming(touched).get(record.uri) ?? []));
     incoming.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     const text = searchText(record, lookup, incoming);
     return { text, hash: searchHash(text, this.embedderId) };
@@ -88,6 +85,29 @@ export class SearchEntries {
     }
     this.outgoing.delete(uri);
   }
+}
+
+/**
+ * The relationships the touched records hold, by target, computed once per write: `entryOf` runs for every record a
+ * write touches, and scanning all touched records each time made a write of n elements cost n² (a 500-element batch
+ * spent more time there than in the embedder).
+ */
+const incomingByTouched = new WeakMap<Touched, ReadonlyMap<string, IncomingRelation[]>>();
+
+function touchedIncoming(touched: Touched): ReadonlyMap<string, IncomingRelation[]> {
+  let byTarget = incomingByTouched.get(touched);
+  if (byTarget) return byTarget;
+  const built = new Map<string, IncomingRelation[]>();
+  for (const [source, current] of touched) {
+    for (const [target, labels] of Object.entries(current?.relationships ?? {})) {
+      const list = built.get(target) ?? [];
+      list.push([source, labels]);
+      built.set(target, list);
+    }
+  }
+  byTarget = built;
+  incomingByTouched.set(touched, byTarget);
+  return byTarget;
 }
 
 function namesKey(record: ElementRecord): string {
