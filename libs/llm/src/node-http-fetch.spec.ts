@@ -95,6 +95,16 @@ describe('nodeHttpFetch', () => {
       rest += Buffer.from(r.value).toString();
     expect(rest).toBe('data: two\n\n');
   });
+  it('follows a redirect as fetch does: a 307 repeats the POST with its body at the new location', async () => {
+    const s = await started((req, body, res) => {
+      if (req.url === '/old') return void res.writeHead(307, { location: '/new' }).end();
+      res.end(`${req.method} ${req.url} ${body}`);
+    });
+    const res = await nodeHttpFetch()(`${s.url}/old`, { method: 'POST', body: '{"a":1}' });
+    expect(res.status).toBe(200);
+    expect(res.url).toBe(`${s.url}/new`);
+    expect(await res.text()).toBe('POST /new {"a":1}');
+  });
 });
 
 describe('nodeHttpFetch failures', () => {
