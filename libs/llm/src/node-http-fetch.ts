@@ -47,6 +47,12 @@ function headerRecord(headers: FetchInit['headers']): Record<string, string> {
   return out;
 }
 
+/** The response's media type, lower-cased (media types are case-insensitive), without its parameters. */
+function mediaType(res: http.IncomingMessage): string {
+  const [type = ''] = String(res.headers['content-type'] ?? '').split(';', 1);
+  return type.trim().toLowerCase();
+}
+
 /** The response's headers as a Headers (repeated ones joined, as fetch does). */
 function responseHeaders(res: http.IncomingMessage): Headers {
   const headers = new Headers();
@@ -82,7 +88,7 @@ async function toResponse(res: http.IncomingMessage, url: string): Promise<Respo
   if (NULL_BODY_STATUSES.has(status)) {
     res.resume();
     response = new Response(null, init);
-  } else if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+  } else if (mediaType(res) === 'text/event-stream') {
     response = new Response(Readable.toWeb(decoded(res)) as ReadableStream<Uint8Array>, init);
   } else {
     response = new Response(await readAll(decoded(res)), init);
