@@ -95,6 +95,26 @@ describe('nodeHttpFetch', () => {
       rest += Buffer.from(r.value).toString();
     expect(rest).toBe('data: two\n\n');
   });
+  it('hands an event stream over at its headers whatever the case of its media type (Text/Event-Stream)', async () => {
+    const s = await started((_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'Text/Event-Stream; charset=UTF-8' });
+      res.write('data: one\n\n'); // and no end: a buffered body would never resolve
+    });
+    const res = await nodeHttpFetch()(`${s.url}/stream`, { method: 'POST', body: '{}' });
+    const first = await (res.body as ReadableStream<Uint8Array>).getReader().read();
+    expect(Buffer.from(first.value as Uint8Array).toString()).toBe('data: one\n\n');
+  });
+
+  it('follows a redirect as fetch does: a 307 repeats the POST with its body at the new location', async () => {
+    const s = await started((req, body, res) => {
+      if (req.url === '/old') return void res.writeHead(307, { location: '/new' }).end();
+      res.end(`${req.method} ${req.url} ${body}`);
+    });
+    const res = await nodeHttpFetch()(`${s.url}/old`, { method: 'POST', body: '{"a":1}' });
+    expect(res.status).toBe(200);
+    expect(res.url).toBe(`${s.url}/new`);
+    expect(await res.text()).toBe('POST /new {"a":1}');
+  });
 });
 
 describe('nodeHttpFetch failures', () => {

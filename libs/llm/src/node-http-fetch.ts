@@ -6,7 +6,8 @@
 // the global fetch, 1.1-1.3 ms with this one). Behaviour follows fetch where the SDK relies on it: it resolves once
 // the headers are in (an event stream is handed over as it arrives; any other body is read whole first), rejects with
 // the signal's reason when aborted, with a `TypeError('fetch failed')` carrying the cause when the network fails, and
-// decodes gzip/deflate/br bodies. Bodies other than strings and bytes (forms, streams) go to the global fetch.
+// decodes gzip/deflate/br bodies. Bodies other than strings and bytes (forms, streams) and redirects go to the global
+// fetch.
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
@@ -17,6 +18,9 @@ type FetchInit = NonNullable<Parameters<typeof fetch>[1]>;
 
 /** Statuses a Response may not carry a body with (the Response constructor throws otherwise). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** Redirect statuses: fetch follows them (the SDK relies on it), so the request is handed to the global fetch. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Decoders by `content-encoding`, as fetch applies them. */
 const DECODERS: Readonly<Record<string, () => NodeJS.ReadWriteStream>> = {
@@ -41,6 +45,12 @@ function headerRecord(headers: FetchInit['headers']): Record<string, string> {
     out[name] = value;
   });
   return out;
+}
+
+/** The response's media type, lower-cased (media types are case-insensitive), without its parameters. */
+function mediaType(res: http.IncomingMessage): string {
+  const [type = ''] = String(res.headers['content-type'] ?? '').split(';', 1);
+  return type.trim().toLowerCase();
 }
 
 /** The response's headers as a Headers (repeated ones joined, as fetch does). */
@@ -78,7 +88,7 @@ async function toResponse(res: http.IncomingMessage, url: string): Promise<Respo
   if (NULL_BODY_STATUSES.has(status)) {
     res.resume();
     response = new Response(null, init);
-  } else if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+  } else if (mediaType(res) === 'text/event-stream') {
     response = new Response(Readable.toWeb(decoded(res)) as ReadableStream<Uint8Array>, init);
   } else {
     response = new Response(await readAll(decoded(res)), init);
@@ -123,6 +133,12 @@ export function nodeHttpFetch(): typeof fetch {
         reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: err }));
       });
       request.on('response', (res) => {
+        if (REDIRECT_STATUSES.has(res.statusCode ?? 0) && res.headers.location !== undefined) {
+          // Rare (a provider moved): fetch applies the redirect rules (method, body, credentials across origins).
+          res.resume();
+          settle();
+          return void fetch(input, init).then(resolve, reject);
+        }
         // A stream keeps listening to the signal: aborting it ends the body (fetch does the same).
         res.on('end', settle);
         res.on('error', () => undefined); // surfaced through the body (reading it rejects)
