@@ -118,6 +118,12 @@ export const BenchEnv = z.object({
   BENCH_SPIN_ITERATIONS: int(1, 100_000_000)
     .default(20_000)
     .describe("System benchmark: PBKDF2 iterations of the no-op runner's CPU-bound `BenchSpin` tool."),
+  BENCH_NODE_ARGS: z
+    .string()
+    .optional()
+    .describe(
+      'Node options (space-separated) for every process a benchmark starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile each one.',
+    ),
   BENCH_CONCURRENCY: int(1, 10_000)
     .default(64)
     .describe('Set by the system benchmark for its no-op tool runner: invocations it runs at once.'),
