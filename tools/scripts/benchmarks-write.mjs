@@ -4,7 +4,9 @@
 // run them, how to read them), then for each benchmark its newest complete output, `bench-results/latest-<name>.md`
 // (or, for a benchmark that writes no latest file, its newest `<name>-<timestamp>.md`). Each of those carries its
 // command, start time, machine and load, and its targets beside the baselines of the same run. A benchmark without
-// output is listed as not run. Nothing in BENCHMARKS.md is written by hand.
+// output here keeps the section the current BENCHMARKS.md has for it (generated from an earlier run, which carries its
+// own date and command: bench-results/ is not in the repository, so a fresh checkout has none), else is listed as not
+// run. Nothing in BENCHMARKS.md is written by hand.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,13 +72,27 @@ function nested(markdown) {
   return markdown.trim().replace(/^(#{2,5}) /gm, (_m, hashes) => `${hashes}# `);
 }
 
+/** The body of a section of the current BENCHMARKS.md, when it holds a run's output (not "Not run yet"). */
+function earlierSection(heading) {
+  const file = path.join(root, 'BENCHMARKS.md');
+  if (!existsSync(file)) return undefined;
+  const sections = readFileSync(file, 'utf8').split(/^(?=## )/m);
+  const body = sections
+    .find((section) => section.startsWith(`${heading}\n`))
+    ?.slice(heading.length)
+    .trim();
+  return body && !body.startsWith('Not run yet') ? body : undefined;
+}
+
 export function benchmarksMarkdown() {
   const sections = BENCHES.map(([name, what]) => {
+    const heading = `## ${what} (\`bench/${name}.bench.mjs\`)`;
     const file = newestOutput(name);
     const body = file
       ? `${nested(readFileSync(file, 'utf8'))}\n\n(From \`bench-results/${path.basename(file)}\`.)`
-      : `Not run yet: \`BENCH_ONLY=${name} npm run bench -- --write-benchmarks\`.`;
-    return `## ${what} (\`bench/${name}.bench.mjs\`)\n\n${body}`;
+      : (earlierSection(heading) ??
+        `Not run yet: \`BENCH_ONLY=${name} npm run bench -- --write-benchmarks\`.`);
+    return `${heading}\n\n${body}`;
   });
   return `${HEAD}\n${sections.join('\n\n')}\n`;
 }
