@@ -129,7 +129,13 @@ describe.each(transports)('NovelRAG as an MCP server over %s', (label, transport
     expect(result['status']).toBe('completed');
     const messages = progress.map((p) => p.message);
     expect(messages).toEqual(expect.arrayContaining(['goal.accepted', 'step: calling AspectCreateTool']));
-    expect(messages[messages.length - 1]).toBe('goal.completed');
+    // The final event's notification is sent before the result, but the MCP client SDK handles notifications a
+    // microtask after the messages that arrived with them and drops the progress handler on the response: when both
+    // arrive in one read, the last notifications are lost on the client's side. So nothing may follow the final
+    // event, and the result (above) says how the goal ended; follow.spec.ts checks the final notification is sent.
+    const final = messages.indexOf('goal.completed');
+    expect(final === -1 || final === messages.length - 1).toBe(true);
+    expect(messages).not.toContain('status: failed');
     const authed: System = {
       ...system,
       http: (route, init = {}) =>
