@@ -24,7 +24,9 @@ describe('gateway POST /v1/goals/next', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
       body: JSON.stringify(body),
     });
-  const answerWith = (data: unknown) => {
+  // The flush makes the server apply the UNSUB and SUB before the gateway's request: without it, under load the
+  // request could reach the old (locally closed) subscription and wait for the gateway's timeout.
+  const answerWith = async (data: unknown) => {
     responder?.unsubscribe();
     responder = nc.subscribe(Subjects.autonomousNext, {
       callback: (_err, msg) => {
@@ -32,6 +34,7 @@ describe('gateway POST /v1/goals/next', () => {
         msg.respond(JSON.stringify(okReply(data)));
       },
     });
+    await nc.flush();
   };
 
   beforeAll(async () => {
@@ -59,7 +62,7 @@ describe('gateway POST /v1/goals/next', () => {
   });
 
   it('answers 200 {goal: null} when there is nothing to do', async () => {
-    answerWith({ goal: null });
+    await answerWith({ goal: null });
     const res = await next({ beliefs: ['The novel is a xianxia story'] });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ goal: null });
@@ -78,7 +81,7 @@ describe('gateway POST /v1/goals/next', () => {
       threadId: 'novel-1',
       status: 'queued',
     };
-    answerWith({ goal });
+    await answerWith({ goal });
     const res = await next({ threadId: 'novel-1', lang: 'zh', limits: { maxSteps: 5 } });
     expect(res.status).toBe(202);
     expect(res.headers.get('location')).toBe('/v1/goals/g-abc');
