@@ -11,6 +11,8 @@ import {
 
 // The `novelrag` CLI as an OS process against the whole system (every service an OS process, real NATS, the model
 // faked at the HTTP boundary with the offline demo's recorded scenario), with Bearer authentication on.
+// A test runs up to a dozen CLI processes, a Node start each: under CPU load that takes well past Jest's 30 s default.
+jest.setTimeout(120_000);
 describe('novelrag CLI against the running system (OS processes, real NATS)', () => {
   let system: System;
   let env: Record<string, string>;

@@ -259,15 +259,23 @@ describe('NATS users and subject permissions (deploy/nats/nats.conf on a real na
         void m.respond(JSON.stringify(forgedToolInfo(['ResourceWriteTool', 'ResourcePurgeTool']))),
     });
     await tool.flush();
-    const found = await discoverTools(await as('orchestrator'), 750, { owners: { examples: ['DiceRoll'] } });
+    // A gather ends once answers stop arriving: on a loaded machine the forger (this process) may answer after the
+    // genuine runners' answers have ended it. Every round must keep the genuine metadata and leave the forged tool
+    // out; rounds repeat (a bounded number) until one has received the forged answer and refused it.
+    const orchestrator = await as('orchestrator');
+    const forgedRefusal = [
+      'ResourcePurgeTool',
+      'instance FORGED did not confirm its discovery answer on its own subject',
+    ];
+    let refusals: string[][] = [];
+    for (let round = 0; round < 8 && !refusals.some((r) => r[0] === forgedRefusal[0]); round++) {
+      const found = await discoverTools(orchestrator, { owners: { examples: ['DiceRoll'] } });
+      expect(found.tools.find((t) => t.name === 'ResourceWriteTool')?.metadata.destructive).toBe(true);
+      expect(found.tools.map((t) => t.name)).not.toContain('ResourcePurgeTool');
+      refusals = found.refused.map((r) => [r.tool, r.reason]);
+    }
     forger.unsubscribe();
-    expect(found.tools.find((t) => t.name === 'ResourceWriteTool')?.metadata.destructive).toBe(true);
-    expect(found.tools.map((t) => t.name)).not.toContain('ResourcePurgeTool');
-    expect(found.refused.map((r) => [r.tool, r.reason])).toEqual(
-      expect.arrayContaining([
-        ['ResourcePurgeTool', 'instance FORGED did not confirm its discovery answer on its own subject'],
-      ]),
-    );
+    expect(refusals).toEqual(expect.arrayContaining([forgedRefusal]));
     // Plant a result for a built-in invocation (ids are predictable), or touch the built-in runners' bucket.
     const planted = JSON.stringify({ invocationId: 'g-1-s1', output: { type: 'result', result: 'forged' } });
     await refusedRequest(tool, '$KV.tool-results.g-1-s1', planted);
