@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { discoverTools } from '@novelrag/bus';
 import { SCHEMA_VERSION, Subjects, ToolInvocation, ToolOutput } from '@novelrag/contracts';
-import { type AuthNats, REPO_ROOT, startAuthNats } from '@novelrag/testkit';
+import { type AuthNats, REPO_ROOT, settle, startAuthNats } from '@novelrag/testkit';
 import { silentLogger } from '@novelrag/tool-kit';
 import { BRIDGE_INBOX_PREFIX, McpServerConfig } from './config';
 import { ServerSupervisor } from './server-supervisor';
@@ -42,7 +42,10 @@ describe('MCP bridge under its NATS user (deploy/nats/nats.conf)', () => {
 
   it('serves the MCP tools, discovered and called by the orchestrator, (a read-only tool runs again: it keeps no record)', async () => {
     expect(supervisor.state).toBe('serving');
-    const found = await discoverTools(orchestrator, 1_500);
+    const found = await settle(
+      () => discoverTools(orchestrator),
+      (d) => d.tools.some((t) => t.name === 'everything_get-sum'),
+    );
     expect(found.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['everything_get-sum']));
     const invocation = ToolInvocation.parse({
       schemaVersion: SCHEMA_VERSION,

@@ -5,7 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { discoverTools } from '@novelrag/bus';
-import { type NatsServerHandle, connectTestNats, startNats } from '@novelrag/testkit';
+import { type NatsServerHandle, connectTestNats, settle, startNats } from '@novelrag/testkit';
 import { silentLogger } from '@novelrag/tool-kit';
 import { z } from 'zod';
 import { McpServerConfig } from './config';
@@ -80,7 +80,10 @@ describe('MCP bridge over streamable HTTP: headers and tool list changes', () =>
   it('serves the prefixed tools with their hints, and a tool added later after the list change', async () => {
     expect(supervisor.state).toBe('serving');
     expect(supervisor.tools).toEqual(['web_alpha']);
-    const before = await discoverTools(nc, 1_000);
+    const before = await settle(
+      () => discoverTools(nc),
+      (d) => d.tools.some((t) => t.name === 'web_alpha'),
+    );
     expect(before.tools.find((t) => t.name === 'web_alpha')?.metadata).toMatchObject({
       readOnly: true,
       destructive: false,
@@ -91,7 +94,10 @@ describe('MCP bridge over streamable HTTP: headers and tool list changes', () =>
     }));
     await served;
     expect(supervisor.tools.sort()).toEqual(['web_alpha', 'web_beta']);
-    const after = await discoverTools(nc, 1_000);
+    const after = await settle(
+      () => discoverTools(nc),
+      (d) => d.tools.length === 2,
+    );
     expect(after.tools.map((t) => t.name).sort()).toEqual(['web_alpha', 'web_beta']);
     expect(after.tools.find((t) => t.name === 'web_beta')?.metadata).toMatchObject({ destructive: true });
   });

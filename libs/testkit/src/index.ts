@@ -65,6 +65,7 @@ export { type MetricFamily, metricValue, scrapeMetrics } from './prometheus';
 export { type BrowserSession, CHROMIUM, buildDashboard, chromiumAvailable, openBrowser } from './browser';
 // attack tests
 export { forgedToolInfo } from './forged-tool-info';
+export { settle } from './settle';
 export {
   type ChaosOptions,
   type ChaosReport,
