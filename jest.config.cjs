@@ -44,6 +44,7 @@ module.exports = {
     {
       ...shared,
       displayName: 'int',
+      setupFilesAfterEnv: ['<rootDir>/tools/jest/process-tiers.setup.ts'],
       testMatch: ['<rootDir>/(apps|libs|tools)/**/*.int.spec.ts'],
       testPathIgnorePatterns: ['/node_modules/'],
       slowTestThreshold: 20,
@@ -51,6 +52,7 @@ module.exports = {
     {
       ...shared,
       displayName: 'e2e',
+      setupFilesAfterEnv: ['<rootDir>/tools/jest/process-tiers.setup.ts'],
       testMatch: ['<rootDir>/e2e/**/*.e2e-spec.ts'],
       testPathIgnorePatterns: ['/node_modules/'],
     },
