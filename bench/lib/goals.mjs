@@ -10,19 +10,22 @@ import { markdownTable, ms, ratio, summarize } from './report.mjs';
 
 const FINAL_KINDS = ['goal.completed', 'goal.failed', 'goal.abandoned', 'goal.cancelled'];
 
-/** Resolves when a goal's final trace event arrives (bounded), from one subscription to every goal's trace. */
+/**
+ * Resolves when a goal's final trace event arrives (bounded), from one subscription per final kind for every goal (only
+ * those events reach this process: it is part of the measurement).
+ */
 function goalEnds(nc) {
   const done = new Map();
   const waiters = new Map();
-  const sub = nc.subscribe('novelrag.trace.*.goal.*', {
-    callback: (_err, msg) => {
-      const kind = msg.subject.split('.').slice(3).join('.');
-      if (!FINAL_KINDS.includes(kind)) return;
-      const id = msg.subject.split('.')[2];
-      done.set(id, { kind, at: process.hrtime.bigint() });
-      waiters.get(id)?.();
-    },
-  });
+  const subs = FINAL_KINDS.map((kind) =>
+    nc.subscribe(`novelrag.trace.*.${kind}`, {
+      callback: (_err, msg) => {
+        const id = msg.subject.split('.')[2];
+        done.set(id, { kind, at: process.hrtime.bigint() });
+        waiters.get(id)?.();
+      },
+    }),
+  );
   const finished = (id, timeoutMs) =>
     new Promise((resolve, reject) => {
       if (done.has(id)) return resolve(done.get(id));
@@ -35,7 +38,7 @@ function goalEnds(nc) {
         resolve(done.get(id));
       });
     });
-  return { finished, close: () => sub.unsubscribe() };
+  return { finished, close: () => subs.forEach((sub) => sub.unsubscribe()) };
 }
 
 /** Starts gateway, resource-service and 2 orchestrators with `extraEnv`; returns the POST helper and a stop. */
