@@ -86,13 +86,14 @@ const results = {
 const tables = [];
 
 async function main() {
-  const { url: natsUrl, monitorUrl, nc } = await startNatsServer();
+  const { url: natsUrl, monitorUrl, nc, pid: natsPid } = await startNatsServer();
   const otlp = await startOtlpStub();
   const ctx = {
     root,
     nc,
     natsUrl,
     monitorUrl,
+    natsPid,
     tmp,
     opts,
     startProcess,

@@ -3,24 +3,29 @@
 // (off: no OTel SDK installed; on: every service exports its spans to the OTLP receiver stub of this process), with a
 // fresh set of services per mode so both run the same code on the same data, one after the other in one run.
 import path from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { cpuReading } from './cpu.mjs';
 import { finalizeAtOnceScenario, goalPoster } from './goal-scenario.mjs';
 import { markdownTable, ms, ratio, summarize } from './report.mjs';
 
 const FINAL_KINDS = ['goal.completed', 'goal.failed', 'goal.abandoned', 'goal.cancelled'];
 
-/** Resolves when a goal's final trace event arrives (bounded), from one subscription to every goal's trace. */
+/**
+ * Resolves when a goal's final trace event arrives (bounded), from one subscription per final kind for every goal (only
+ * those events reach this process: it is part of the measurement).
+ */
 function goalEnds(nc) {
   const done = new Map();
   const waiters = new Map();
-  const sub = nc.subscribe('novelrag.trace.*.goal.*', {
-    callback: (_err, msg) => {
-      const kind = msg.subject.split('.').slice(3).join('.');
-      if (!FINAL_KINDS.includes(kind)) return;
-      const id = msg.subject.split('.')[2];
-      done.set(id, { kind, at: process.hrtime.bigint() });
-      waiters.get(id)?.();
-    },
-  });
+  const subs = FINAL_KINDS.map((kind) =>
+    nc.subscribe(`novelrag.trace.*.${kind}`, {
+      callback: (_err, msg) => {
+        const id = msg.subject.split('.')[2];
+        done.set(id, { kind, at: process.hrtime.bigint() });
+        waiters.get(id)?.();
+      },
+    }),
+  );
   const finished = (id, timeoutMs) =>
     new Promise((resolve, reject) => {
       if (done.has(id)) return resolve(done.get(id));
@@ -33,7 +38,7 @@ function goalEnds(nc) {
         resolve(done.get(id));
       });
     });
-  return { finished, close: () => sub.unsubscribe() };
+  return { finished, close: () => subs.forEach((sub) => sub.unsubscribe()) };
 }
 
 /** Starts gateway, resource-service and 2 orchestrators with `extraEnv`; returns the POST helper and a stop. */
@@ -70,6 +75,13 @@ async function startSystem({
     await startService(nc, 'orchestrator', `bench-orch-2-${label}`, env),
   ];
   const post = goalPoster(`http://127.0.0.1:${port}`);
+  const [gateway, resources, orchestrator1, orchestrator2] = started;
+  const pids = {
+    gateway: gateway.pid,
+    'resource-service': resources.pid,
+    'orchestrator 1': orchestrator1.pid,
+    'orchestrator 2': orchestrator2.pid,
+  };
 
   const stop = async () => {
     const exits = started.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null));
@@ -77,7 +89,7 @@ async function startSystem({
     await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 20_000))]);
     for (const c of started) if (c.exitCode === null) c.kill('SIGKILL');
   };
-  return { post, stop };
+  return { post, stop, pids };
 }
 
 /** Messages each client sent to the server so far, by connection name (NATS monitoring, /connz). */
@@ -95,22 +107,46 @@ function orchestratorMessages(before, after) {
   return sum;
 }
 
-/** One measurement: `goals` goals submitted at once, until the last final trace event. */
-async function runGoals({ goals, post, ends, llm, opts, slots, monitorUrl }) {
+/** Resolves once the orchestrators acked every goal (bounded): their work on the goals is over. */
+async function allAcked(nc) {
+  const jsm = await jetstreamManager(nc);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const info = await jsm.consumers.info('GOALS', 'orchestrator');
+    if (info.num_ack_pending === 0 && info.num_pending === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`goals not acked within 30 s: ${info.num_ack_pending} pending`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * One measurement: `goals` goals submitted at once, until the last final trace event; and the CPU time each process
+ * spent on them (from the first submission until every goal was acked), per goal.
+ */
+async function runGoals({ goals, post, ends, llm, opts, slots, monitorUrl, nc, pids, log }) {
   const sentBefore = await sentByConnection(monitorUrl);
   const servedBefore = llm.stats.served;
+  const cpuBefore = cpuReading(pids);
   const start = process.hrtime.bigint();
   const accepted = await Promise.all(
     Array.from({ length: goals }, (_, i) => post({ goal: `benchmark goal ${i}` })),
   );
   const done = await Promise.all(accepted.map((a) => ends.finished(a.goalId, 600_000)));
   const totalMs = Number(done.reduce((m, e) => (e.at > m ? e.at : m), 0n) - start) / 1e6;
+  await allAcked(nc);
+  const cpuMs = cpuReading(pids).since(cpuBefore);
+  // For reading --cpu-prof profiles (BENCH_NODE_ARGS) over this run only: their sample times are on the same clock.
+  const window = `${start / 1000n}-${process.hrtime.bigint() / 1000n} µs`;
+  log(`(4) ${goals} goals: run window ${window}, pids ${JSON.stringify(pids)}`);
+  const cpuMsPerGoal = Object.fromEntries(Object.entries(cpuMs).map(([name, x]) => [name, x / goals]));
   const callsPerGoal = (llm.stats.served - servedBefore) / goals;
   // Latency-bound: every slot busy with model calls only; more goals than slots wait for a free one (waves).
   const idealMs = Math.ceil(goals / slots) * callsPerGoal * opts.llmMs;
   const messagesPerGoal = orchestratorMessages(sentBefore, await sentByConnection(monitorUrl)) / goals;
   return {
     messagesPerGoal,
+    cpuMsPerGoal,
     goals,
     completed: done.filter((e) => e.kind === 'goal.completed').length,
     callsPerGoal,
@@ -145,8 +181,14 @@ export async function goalsBench(ctx) {
       const spansBefore = otlp.spans;
       const first = rows.length;
       try {
-        const warm = await system.post({ goal: 'warm up' }); // connections, templates, JIT: not counted
-        await ends.finished(warm.goalId, 60_000);
+        // Connections, templates, JIT: not counted. One goal per slot, so that every worker of both orchestrators gets
+        // one (each waits on its own pull of one message): a single goal warmed one orchestrator and left the other to
+        // compile its templates and schemas during the measured run.
+        const warm = await Promise.all(
+          Array.from({ length: 2 * perOrchestrator }, (_, i) => system.post({ goal: `warm up ${i}` })),
+        );
+        await Promise.all(warm.map((w) => ends.finished(w.goalId, 120_000)));
+        await allAcked(nc);
         for (const goals of opts.goals) {
           log(`(4) ${goals} concurrent goals, tracing ${mode}, model latency ${opts.llmMs} ms per call`);
           const r = await runGoals({
@@ -157,6 +199,10 @@ export async function goalsBench(ctx) {
             opts,
             slots: 2 * perOrchestrator,
             monitorUrl: ctx.monitorUrl,
+            nc,
+            log,
+            // The bench's own process: the scripted model server and the REST client (part of the measurement).
+            pids: { ...system.pids, 'nats-server': ctx.natsPid(), 'bench (model, client)': process.pid },
           });
           results.goals.push({ ...r, tracing: mode, llmMs: opts.llmMs, perOrchestrator });
           rows.push({ ...r, mode });
@@ -206,5 +252,27 @@ export async function goalsBench(ctx) {
       'last final trace event, submissions through the gateway included. Orchestrator messages per goal: what the ' +
       'orchestrators sent to NATS during the run (every request, publish and ack; NATS monitoring), divided by the goals: ' +
       'the fixed cost of a goal in round trips, which the load of the machine does not change.',
+  );
+  tables.push(cpuTable(rows));
+}
+
+/** The CPU time per goal of every process (the same names in every row), and their sum. */
+function cpuTable(rows) {
+  const names = Object.keys(rows[0]?.cpuMsPerGoal ?? {});
+  const sum = (r) => Object.values(r.cpuMsPerGoal).reduce((a, b) => a + b, 0);
+  return (
+    '### (4b) CPU time per goal, by process\n\n' +
+    markdownTable(
+      ['goals', 'tracing', ...names, 'all'],
+      rows.map((r) => [
+        String(r.goals),
+        r.mode,
+        ...names.map((name) => ms(r.cpuMsPerGoal[name])),
+        ms(sum(r)),
+      ]),
+    ) +
+    '\n\nCPU milliseconds (user + system, every thread, from /proc) each process spent from the first submission ' +
+    'until every goal was acked, divided by the goals. Unlike the wall time, it hardly moves with the load of the ' +
+    'machine: it is what a goal costs. With 2 cores, N goals at once take at least N × all ÷ 2 ms of CPU.'
   );
 }

@@ -61,6 +61,7 @@ export function createInfra(root) {
    * A private nats-server -js with its store in `tmp` and its monitoring endpoint (`monitorUrl`: /connz counts each
    * client's messages). `restart()` kills it with SIGKILL and starts it again on the same
    * port over the same store (resolves once it accepts connections); `nc` reconnects without a bound, as services do.
+   * `pid()` is the running server's process id.
    */
   async function startNatsServer() {
     const port = await freePort();
@@ -95,7 +96,7 @@ export function createInfra(root) {
       server = spawnServer();
       await (await reachable({ reconnect: false })).close();
     };
-    return { url, monitorUrl: `http://127.0.0.1:${monitor}`, nc, restart };
+    return { url, monitorUrl: `http://127.0.0.1:${monitor}`, nc, restart, pid: () => server.pid };
   }
 
   /** A service from its dist, ready when its instance answers the NATS health probe. */

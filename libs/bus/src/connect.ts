@@ -1,4 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { quietRequestCancel } from './request-cancel';
 
 export interface BusConnectOptions {
   /** Comma-separated server URLs (`NATS_URL`). */
@@ -46,9 +47,11 @@ export class BusConnectError extends Error {
 /**
  * Connects to NATS. The first connection is bounded by `connectTimeoutMs` (default 10 s) and fails with a message that
  * says how to get a server; after that the client reconnects forever (a NATS restart must not take a service down).
- * Requests do not capture their caller's stack (`noAsyncTraces`): it costs an Error per request.
+ * Requests do not capture their caller's stack (`noAsyncTraces`): it costs an Error per request; nor does the error
+ * nobody sees that nats-core builds at the end of each request (`quietRequestCancel`).
  */
 export async function connectBus(options: BusConnectOptions): Promise<NatsConnection> {
+  quietRequestCancel();
   const servers = options.url
     .split(',')
     .map((s) => s.trim())

@@ -104,7 +104,8 @@ export class GoalCheckpoint {
    * answered after a later write of ours is older than what we hold and is not adopted.
    */
   async refresh(): Promise<GoalRecord> {
-    const current = await this.store.get(this.latest.goalId);
+    // Unchanged since our last read or write (the usual case), the stored value is not parsed again.
+    const current = await this.store.get(this.latest.goalId, this.latest);
     if (current && (current.revision ?? 0) > (this.latest.revision ?? 0)) {
       this.latest = current;
       if (this.superseded(current, false)) this.onSuperseded();

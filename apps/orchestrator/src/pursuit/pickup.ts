@@ -44,7 +44,7 @@ export async function pursueGoal(
     });
     if (!held) return deliveryOf(stop.reason ?? { kind: 'thread_busy' });
     try {
-      record = (await store.get(submission.goalId)) ?? record;
+      record = (await store.get(submission.goalId, record)) ?? record; // not parsed again when unchanged
       // Cancelled by the gateway while it waited for the thread (or ended by an earlier delivery meanwhile).
       if (isTerminalStatus(record.status)) {
         await settleFinished(record, deps);

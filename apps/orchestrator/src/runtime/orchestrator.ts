@@ -158,7 +158,8 @@ export class Orchestrator {
           rag: this.ragDeps(),
         },
       ),
-      publisher: new TracePublisher(this.nc),
+      // Its events are built here from typed data; their readers validate them (`TracePublisherOptions.validate`).
+      publisher: new TracePublisher(this.nc, { validate: false }),
       model,
       renderer: this.renderer,
       resources: this.resources(),

@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV } from '@nats-io/kv';
 import { Buckets, type GoalRecord, KvKeys } from '@novelrag/contracts';
-import { decodeGoal, encodeGoal, goalChanged, goalExists, goalWithoutRevision } from '../stores/goal-codec';
+import { decodeGoalAt, encodeGoal, goalChanged, goalExists, goalWithoutRevision } from '../stores/goal-codec';
 import {
   type GoalListQuery,
   type GoalPage,
@@ -37,10 +37,10 @@ export class KvGoalStore implements GoalStore {
     }
   }
 
-  async get(goalId: string): Promise<GoalRecord | null> {
+  async get(goalId: string, known?: GoalRecord): Promise<GoalRecord | null> {
     const entry = await this.kv.get(KvKeys.goal(goalId));
     if (!entry || entry.operation !== 'PUT' || entry.length === 0) return null;
-    return decodeGoal(goalId, entry.json<object>(), entry.revision);
+    return decodeGoalAt(goalId, entry.revision, () => entry.json<object>(), known);
   }
 
   async update(record: GoalRecord): Promise<GoalRecord> {

@@ -98,6 +98,21 @@ describe('TracePublisher (real JetStream)', () => {
     expect((await publisher.publish(draft('gc'))).seq).toBe(0);
   });
 
+  it('without validation publishes the events as built, stored as readers parse them and numbered alike', async () => {
+    const publisher = new TracePublisher(nc, { ...options, validate: false });
+    const results = await publisher.publishAll([{ draft: asking('gv', 'a') }, { draft: asking('gv', 'b') }]);
+    const published = results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason));
+    expect((await publisher.publish(asking('gv', 'c'))).seq).toBe(2);
+    const events = await stored('gv');
+    // What a reader parses is what was published (nothing it drops or fills in), in order and without gaps.
+    expect(events.slice(0, 2)).toEqual(published);
+    expect(events.map((e) => [e.seq, 'request' in e ? e.request : null])).toEqual([
+      [0, 'a'],
+      [1, 'b'],
+      [2, 'c'],
+    ]);
+  });
+
   /** The goal's stored events, in stream order. */
   const stored = async (goalId: string): Promise<TraceEvent[]> => {
     const jsm = await jetstreamManager(nc);

@@ -24,6 +24,13 @@ export interface TracePublisherOptions {
   readonly timeoutMs?: number;
   /** Delay before the first re-publish of an event whose publish failed (doubled for each further one; default 250). */
   readonly retryDelayMs?: number;
+  /**
+   * Whether every event is checked against the TraceEvent contract before it is published (default true: an invalid one
+   * is rejected and gets no seq). A producer that builds its events itself from typed data may turn it off (the
+   * orchestrator does: the check was a few per cent of its CPU per goal): what crosses the bus is validated by its
+   * readers (the gateway's SSE, the CLI, the test harnesses), which skip an event that does not parse.
+   */
+  readonly validate?: boolean;
 }
 
 /** A trace event to publish, with the trace context it was written in (its trace and span ids, its headers). */
@@ -50,8 +57,9 @@ const MAX_TAKEN_SEQS = 3;
  * published at all). After a crash the next instance calls `resume(goalId)`, which reads the goal's newest stored event
  * so numbering continues; each event's `Nats-Msg-Id` is `<goalId>:<seq>`, so re-publishing after a retry is
  * de-duplicated by the stream.
- * `publish` validates the event against the contract first and rejects (never publishes) an invalid one. An event
- * written inside a span carries its trace and span id (and the message its `traceparent` header).
+ * `publish` validates the event against the contract first and rejects (never publishes) an invalid one, unless
+ * `validate` is off. An event written inside a span carries its trace and span id (and the message its `traceparent`
+ * header).
  */
 export class TracePublisher {
   private readonly next = new Map<string, number>();
@@ -197,13 +205,14 @@ export class TracePublisher {
   }
 
   private eventOf(draft: TraceDraft, seq: number, context?: Context): TraceEvent {
-    return TraceEvent.parse({
+    const event = {
       ...activeTraceIds(context),
       ...draft,
       schemaVersion: SCHEMA_VERSION,
       seq,
       at: draft.at ?? now(),
-    });
+    };
+    return this.options.validate === false ? (event as TraceEvent) : TraceEvent.parse(event);
   }
 
   /** One publish of `event`; resolves to whether the stream reported its msg id as a duplicate. */

@@ -26,6 +26,20 @@ export function decodeGoal(goalId: string, stored: unknown, revision: number): G
   return parsed.data;
 }
 
+/**
+ * The record stored at `revision`: `known` itself when it is that goal at that very revision (a revision names one
+ * write, so it holds what is stored: nothing to read or check again), otherwise `stored()` decoded.
+ */
+export function decodeGoalAt(
+  goalId: string,
+  revision: number,
+  stored: () => unknown,
+  known?: GoalRecord,
+): GoalRecord {
+  if (known?.goalId === goalId && known.revision === revision) return known;
+  return decodeGoal(goalId, stored(), revision);
+}
+
 export const goalExists = (goalId: string) =>
   BusError.of('ALREADY_EXISTS', `goal ${goalId} exists`, { goalId });
 

@@ -24,7 +24,8 @@ export interface GoalPage {
  *
  * - `create` stores a new goal (create-if-absent) and returns it with its revision; ALREADY_EXISTS when the id is taken.
  * - `get` returns the goal read at its revision, or null when there is none (or it was deleted); INTERNAL when the
- *   stored value does not match the GoalRecord schema.
+ *   stored value does not match the GoalRecord schema. Given the record the caller holds (`known`, with its revision),
+ *   it answers `known` itself while that is still the stored revision, without parsing the stored value again.
  * - `update` writes only if the stored revision is still `record.revision` and returns the new revision; CONFLICT
  *   when it changed (or the record carries no revision). It does not create.
  * - `delete` removes a goal (a submission rolled back); deleting a missing goal is not an error.
@@ -37,7 +38,7 @@ export interface GoalPage {
  */
 export interface GoalStore {
   create(record: GoalRecord): Promise<GoalRecord>;
-  get(goalId: string): Promise<GoalRecord | null>;
+  get(goalId: string, known?: GoalRecord): Promise<GoalRecord | null>;
   update(record: GoalRecord): Promise<GoalRecord>;
   delete(goalId: string): Promise<void>;
   mutate(

@@ -1,5 +1,5 @@
 import type { GoalRecord } from '@novelrag/contracts';
-import { decodeGoal, encodeGoal, goalChanged, goalExists, goalWithoutRevision } from '../stores/goal-codec';
+import { decodeGoalAt, encodeGoal, goalChanged, goalExists, goalWithoutRevision } from '../stores/goal-codec';
 import {
   type GoalListQuery,
   type GoalPage,
@@ -23,9 +23,9 @@ export class InMemoryGoalStore implements GoalStore {
     return { ...body, revision };
   }
 
-  async get(goalId: string): Promise<GoalRecord | null> {
+  async get(goalId: string, known?: GoalRecord): Promise<GoalRecord | null> {
     const entry = this.records.get(goalId);
-    return entry ? decodeGoal(goalId, JSON.parse(entry.value), entry.revision) : null;
+    return entry ? decodeGoalAt(goalId, entry.revision, () => JSON.parse(entry.value), known) : null;
   }
 
   async update(record: GoalRecord): Promise<GoalRecord> {

@@ -42,6 +42,18 @@ export function describeGoalStoreContract(name: string, factory: ContractFactory
       expect(await store().get('g-absent')).toBeNull();
     });
 
+    it('answers a known record while it is still the stored revision, and the stored one once it is not', async () => {
+      const created = await store().create({ ...base, goalId: 'g-held' });
+      expect(await store().get('g-held', created)).toBe(created); // the same object: nothing read into a new one
+      expect(await store().get('g-held', { ...created, goalId: 'g-other' })).toEqual(created);
+      const running = await store().update({ ...created, status: 'running' });
+      const read = present(await store().get('g-held', created));
+      expect(read).not.toBe(created);
+      expect(read).toEqual(running);
+      await store().delete('g-held');
+      expect(await store().get('g-held', running)).toBeNull();
+    });
+
     it('deletes a goal (its id can be created again); deleting a missing goal is no error', async () => {
       await store().create({ ...base, goalId: 'g-del' });
       await store().delete('g-del');
