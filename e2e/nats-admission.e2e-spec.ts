@@ -57,6 +57,7 @@ describe('an admitted third-party tool identity (nkey) on the real config', () =
     const nc = await connect({
       servers: nats.url,
       name: 'test-weather',
+      timeout: 60_000, // the nkey handshake signs in JS: beside a CPU hog it ran past nats.js's 20 s default
       inboxPrefix: admission.inboxPrefix,
       authenticator: nkeyAuthenticator(new TextEncoder().encode(admission.seed)),
     });

@@ -74,7 +74,16 @@ export async function startAuthNats(config = NATS_CONFIG): Promise<AuthNats> {
   return {
     url,
     connectAs: (user, options = {}) =>
-      connect({ servers: url, user, pass: passwordOf(user), name: `test-${user}`, ...options }),
+      // A first connection is bounded at 60 s, not nats.js's 20 s: on a machine loaded far past its cores a handshake
+      // can take longer (an nkey one in nats-admission did).
+      connect({
+        servers: url,
+        user,
+        pass: passwordOf(user),
+        name: `test-${user}`,
+        timeout: 60_000,
+        ...options,
+      }),
     envFor: (user) => ({ NATS_URL: url, NATS_USER: user, NATS_PASSWORD: passwordOf(user) }),
     output: () => output,
     stop: async () => {
