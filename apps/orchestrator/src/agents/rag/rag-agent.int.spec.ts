@@ -267,6 +267,27 @@ describe('the rag agent kind (real NATS)', () => {
     expect(failed.record.outcome?.citations).toBeUndefined();
   });
 
+  it('completes an answer citing a document id the model made up, however long (clipped to the contract)', async () => {
+    const madeUp = `d-${'x'.repeat(400)}`;
+    const text = `${cite({ doc_id: madeUp }, '青云宗的剑客', '余归 is a swordsman')}.`;
+    const model = new ScriptedChatModel([
+      route('retrieve'),
+      tools(toolCall('vector_retrieve', { query: '余归' })),
+      tools(READY),
+      answer(text),
+    ]);
+    const { record } = await ask(world, { question: 'Who is 余归?', model, tools: retrievalTools() });
+    expect(record.status).toBe('completed');
+    const citation = { docId: madeUp.slice(0, 200), verified: false, problem: 'unknown_document' };
+    expect(record.outcome?.citations).toEqual([expect.objectContaining(citation)]);
+    // The trace's answer and final event reach a reader that parses them (a reader skips what does not).
+    const events = await traceOf(record.goalId);
+    expect(only(events, 'rag.answer')).toEqual([
+      expect.objectContaining({ citations: [expect.objectContaining(citation)] }),
+    ]);
+    expect(only(events, 'goal.completed')).toHaveLength(1);
+  });
+
   it('resumes after the instance stopped mid-answer: the checkpointed tool call is not made again', async () => {
     const t = retrievalTools();
     const midAnswer = deferred<void>();

@@ -1,6 +1,6 @@
 // The answer of a `rag` goal: the XML answer prompt over the documents held and the conversation's memory, streamed
 // (each piece published live as an answer delta), then its citations verified under the configured policy.
-import { type UnverifiedCitationPolicy, verifyCitations } from '@novelrag/agenturn';
+import { type UnverifiedCitationPolicy, type VerifiedAnswer, verifyCitations } from '@novelrag/agenturn';
 import type { AnswerCitation } from '@novelrag/contracts';
 import { contentDirective } from '@novelrag/llm';
 import type { ModelCalls } from '../../loop/model-calls';
@@ -50,13 +50,25 @@ export async function writeAnswer(input: AnswerInput): Promise<RagAnswer> {
   const verified = verifyCitations(text, sources, input.policy);
   return {
     text: verified.answer,
-    citations: verified.citations.map((c) => ({
-      docId: c.docId,
-      uri: c.uri,
-      quote: c.quote,
-      verified: c.verified,
-      ...(c.problem ? { problem: c.problem } : {}),
-    })),
+    citations: answerCitationsOf(verified.citations),
     unverified: verified.unverified,
   };
+}
+
+/** `AnswerCitation.docId`'s bound. */
+const MAX_CITED_DOC_ID_CHARS = 200;
+
+/**
+ * The citations as the contract carries them (goal outcome, `rag.answer`). The doc id of a citation naming no document
+ * held is the model's own text, of any length: it is clipped to the contract's bound, else the goal record (and the
+ * trace event, which readers would skip) would not match its schema.
+ */
+export function answerCitationsOf(citations: VerifiedAnswer['citations']): AnswerCitation[] {
+  return citations.map((c) => ({
+    docId: c.docId.slice(0, MAX_CITED_DOC_ID_CHARS),
+    uri: c.uri,
+    quote: c.quote,
+    verified: c.verified,
+    ...(c.problem ? { problem: c.problem } : {}),
+  }));
 }

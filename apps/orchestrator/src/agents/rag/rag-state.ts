@@ -18,7 +18,8 @@ export type RagDocument = z.infer<typeof RagDocument>;
 
 const DocumentsResult = z.object({ documents: z.array(RagDocument) });
 const GradeResult = DocumentsResult.extend({
-  dropped: z.array(z.object({ doc_id: z.string(), uri: z.string() })).default([]),
+  // Bounded like the documents (a dropped one is traced as a TracedDocument, whose bounds readers check).
+  dropped: z.array(RagDocument.pick({ doc_id: true, uri: true })).default([]),
 });
 const RewriteResult = z.object({ query: z.string().min(1), reason: z.string().optional() });
 
