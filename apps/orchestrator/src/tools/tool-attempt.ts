@@ -76,10 +76,10 @@ export async function sendAttempt(
   const waitMs =
     Math.max(1, options.deadline - options.now()) + (options.lateReplyGraceMs ?? LATE_REPLY_GRACE_MS);
   try {
-    const headers = withTraceHeaders();
+    // No headers while no span is active (tracing off): `headers` is then undefined, which the client ignores.
     const request = nc.request(subject, JSON.stringify(invocation), {
       timeout: waitMs,
-      ...(headers ? { headers } : {}),
+      headers: withTraceHeaders(),
     });
     const msg = await raceAbort(request, stop, () => new Error('abandoned'));
     const late = options.now() - options.deadline;
