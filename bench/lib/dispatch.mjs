@@ -47,8 +47,10 @@ function executorFor(root, nc, label, tool) {
     claimWatch: new ClaimWatch(nc),
   });
   const plan = operationPlan(tool, {}, 'benchmark');
+  // Every call with its goal's signal, as the goal executor dispatches them (cancelling the goal stops the call).
+  const goal = new AbortController();
   return async () => {
-    const outcome = await executor.execute(plan, {});
+    const outcome = await executor.execute(plan, {}, goal.signal);
     if (outcome.status !== 'success')
       throw new Error(`${tool} failed: ${outcome.errorCode} ${outcome.errorMessage}`);
   };
