@@ -122,7 +122,7 @@ async function main() {
   const post = goalPoster(gatewayUrl);
 
   if (opts.only.has('accept')) {
-    const bench = { pid: gateway.pid, url: gatewayUrl, monitorUrl, name: 'bench-gw' };
+    const bench = { pid: gateway.pid, url: gatewayUrl, monitorUrl, name: 'bench-gw', natsPid: natsPid() };
     await acceptanceBench({ root, nc, opts, gateway: bench, fetchPost: post, log, results, tables });
     // Nobody consumed those goals: drop them so the orchestrators of (4) only see their own.
     await (await jetstreamManager(nc)).streams.purge('GOALS');

@@ -9,12 +9,11 @@
 // Beside the latencies, what does not depend on the machine's load: the gateway's CPU time per request (from
 // /proc/<pid>/stat, Linux) and the NATS messages it sent per request (/connz).
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Pool } from 'undici';
 import { concurrent, sequential } from './dispatch.mjs';
-import { markdownTable, ms } from './report.mjs';
+import { cpuCell, markdownTable, ms, withCpu } from './report.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -36,29 +35,23 @@ function keepAlivePoster(gatewayUrl, connections) {
   return { post, close: () => pool.close() };
 }
 
-/** CPU milliseconds (user + system) a process has used so far; undefined where /proc is missing. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
-  } catch {
-    return undefined;
-  }
-}
-
 /** Messages the gateway's NATS connection sent so far (its connection is named after its instance id). */
 async function gatewayMessages(monitorUrl, name) {
   const { connections = [] } = await (await fetch(`${monitorUrl}/connz?limit=4096`)).json();
   return connections.find((c) => c.name === name)?.in_msgs;
 }
 
-/** `run()` measured with the gateway's CPU time and NATS messages per request. */
+/**
+ * `run()` measured with the CPU time per request of this process (the client), the gateway and the nats-server, and the
+ * NATS messages the gateway sent per request.
+ */
 async function withGatewayCost(gateway, n, run) {
-  const [cpu0, msgs0] = [cpuMs(gateway.pid), await gatewayMessages(gateway.monitorUrl, gateway.name)];
-  const result = await run();
-  const [cpu1, msgs1] = [cpuMs(gateway.pid), await gatewayMessages(gateway.monitorUrl, gateway.name)];
-  const per = (a, b) => (a === undefined || b === undefined ? undefined : (b - a) / n);
-  return { ...result, gatewayCpuMs: per(cpu0, cpu1), gatewayNatsMessages: per(msgs0, msgs1) };
+  const msgs0 = await gatewayMessages(gateway.monitorUrl, gateway.name);
+  const result = await withCpu(n, { gateway: [gateway.pid], nats: [gateway.natsPid] }, run);
+  const msgs1 = await gatewayMessages(gateway.monitorUrl, gateway.name);
+  const gatewayCpuMs = result.cpuUs.gateway === undefined ? undefined : result.cpuUs.gateway / 1000;
+  const perRequest = msgs0 === undefined || msgs1 === undefined ? undefined : (msgs1 - msgs0) / n;
+  return { ...result, gatewayCpuMs, gatewayNatsMessages: perRequest };
 }
 
 export async function acceptanceBench({ root, nc, opts, gateway, fetchPost, log, results, tables }) {
@@ -88,13 +81,14 @@ export async function acceptanceBench({ root, nc, opts, gateway, fetchPost, log,
     concurrent(n, 16, () => fetchPost({ goal: 'benchmark goal' })),
   );
   await client.close();
-  const bus = await sequential(n, direct);
-  const bus16 = await concurrent(n, 16, direct);
+  const natsOnly = { nats: [gateway.natsPid] };
+  const bus = await withCpu(n, natsOnly, async () => ({ latency: await sequential(n, direct) }));
+  const bus16 = await withCpu(n, natsOnly, () => concurrent(n, 16, direct));
   results.accept = {
     sequential: http.latency,
     concurrent16: http16,
     fetchConcurrent16: fetch16,
-    busSequential: bus,
+    busSequential: bus.latency,
     busConcurrent16: bus16,
     gateway: {
       cpuMsPerRequest: { sequential: http.gatewayCpuMs, concurrent16: http16.gatewayCpuMs },
@@ -104,7 +98,7 @@ export async function acceptanceBench({ root, nc, opts, gateway, fetchPost, log,
       },
     },
   };
-  const cost = (r) => (r.gatewayCpuMs === undefined ? '—' : ms(r.gatewayCpuMs));
+  const cost = (r) => cpuCell(r.cpuUs, 'ms', 1 / 1000);
   const msgs = (r) => (r.gatewayNatsMessages === undefined ? '—' : r.gatewayNatsMessages.toFixed(2));
   const row = (path, mode, s, perSecond, r) => [
     path,
@@ -112,8 +106,8 @@ export async function acceptanceBench({ root, nc, opts, gateway, fetchPost, log,
     ms(s.p50),
     ms(s.p99),
     `${perSecond.toFixed(0)}/s`,
-    r ? cost(r) : '—',
-    r ? msgs(r) : '—',
+    cost(r),
+    msgs(r),
   ];
   tables.push(
     `### (3) Goal acceptance (${n} requests per row: KV record created + GOALS publish acknowledged)\n\n` +
@@ -124,7 +118,7 @@ export async function acceptanceBench({ root, nc, opts, gateway, fetchPost, log,
           'p50 ms',
           'p99 ms',
           'throughput',
-          'gateway CPU ms / request',
+          'CPU ms / request: client + gateway + nats-server',
           'gateway NATS msgs / request',
         ],
         [
@@ -137,11 +131,13 @@ export async function acceptanceBench({ root, nc, opts, gateway, fetchPost, log,
             fetch16.perSecond,
             fetch16,
           ),
-          row('acceptGoal, no HTTP', 'sequential', bus, 1000 / bus.mean),
-          row('acceptGoal, no HTTP', '16 concurrent', bus16.latency, bus16.perSecond),
+          row('acceptGoal, no HTTP', 'sequential', bus.latency, 1000 / bus.latency.mean, bus),
+          row('acceptGoal, no HTTP', '16 concurrent', bus16.latency, bus16.perSecond, bus16),
         ],
       ) +
       '\n\nThe client (undici `request`, keep-alive, in the bench process) shares the 2 cores with the gateway and ' +
-      'NATS; the fetch row is the same load through `fetch`.',
+      'NATS; the fetch row is the same load through `fetch`. CPU per request: what each process used during the row ' +
+      'divided by its requests (the acceptGoal rows: client + nats-server), which the load of the machine does not ' +
+      'change; the gateway and nats-server figures come from /proc in 10 ms steps.',
   );
 }

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Kvm } from '@nats-io/kv';
-import { markdownTable, ms, ratio, summarize, timed } from './report.mjs';
+import { cpuCell, markdownTable, ms, ratio, summarize, timed, withCpu } from './report.mjs';
 import { startBenchTracing, tracingOffCost } from './tracing.mjs';
 
 const require = createRequire(import.meta.url);
@@ -47,8 +47,10 @@ function executorFor(root, nc, label, tool) {
     claimWatch: new ClaimWatch(nc),
   });
   const plan = operationPlan(tool, {}, 'benchmark');
+  // Every call with its goal's signal, as the goal executor dispatches them (cancelling the goal stops the call).
+  const goal = new AbortController();
   return async () => {
-    const outcome = await executor.execute(plan, {});
+    const outcome = await executor.execute(plan, {}, goal.signal);
     if (outcome.status !== 'success')
       throw new Error(`${tool} failed: ${outcome.errorCode} ${outcome.errorMessage}`);
   };
@@ -131,7 +133,7 @@ export async function dispatchBench(ctx) {
         ),
     );
   }
-  if (opts.only.has('throughput')) await throughputBench({ ...ctx, runner, raw });
+  if (opts.only.has('throughput')) await throughputBench({ ...ctx, runner, runners, raw });
   if (opts.only.has('dispatch') && opts.tracing.includes('on')) {
     for (const child of runners.splice(0)) await stopChild(child);
     await tracingDispatch({ ...ctx, runner, raw });
@@ -139,28 +141,20 @@ export async function dispatchBench(ctx) {
 }
 
 /** (2): `throughputCalls` calls, `concurrency` in flight, with 1 runner and then 2. */
-async function throughputBench({ root, nc, opts, log, results, tables, runner, raw }) {
+async function throughputBench({ root, nc, natsPid, opts, log, results, tables, runner, runners, raw }) {
   const c = opts.concurrency;
   const spinCalls = Math.max(200, Math.floor(opts.throughputCalls / 10));
+  // Each row with the CPU time per call of this process (the client), the runners and the nats-server.
+  const run = (n, fn) =>
+    withCpu(n, { runners: runners.map((r) => r.pid), nats: [natsPid()] }, () => concurrent(n, c, fn));
   const measure = async (label) => {
     log(`(2) throughput, ${opts.throughputCalls} calls at concurrency ${c}, ${label}`);
+    const tag = label.replace(/\W/g, '');
     return {
-      raw: await concurrent(opts.throughputCalls, c, raw),
-      tool: await concurrent(
-        opts.throughputCalls,
-        c,
-        executorFor(root, nc, `tp-${label.replace(/\W/g, '')}`, 'BenchNoop'),
-      ),
-      once: await concurrent(
-        opts.throughputCalls,
-        c,
-        executorFor(root, nc, `tpo-${label.replace(/\W/g, '')}`, 'BenchNoopOnce'),
-      ),
-      spin: await concurrent(
-        spinCalls,
-        c,
-        executorFor(root, nc, `tps-${label.replace(/\W/g, '')}`, 'BenchSpin'),
-      ),
+      raw: await run(opts.throughputCalls, raw),
+      tool: await run(opts.throughputCalls, executorFor(root, nc, `tp-${tag}`, 'BenchNoop')),
+      once: await run(opts.throughputCalls, executorFor(root, nc, `tpo-${tag}`, 'BenchNoopOnce')),
+      spin: await run(spinCalls, executorFor(root, nc, `tps-${tag}`, 'BenchSpin')),
     };
   };
   const one = await measure('1 runner');
@@ -168,16 +162,33 @@ async function throughputBench({ root, nc, opts, log, results, tables, runner, r
   await runner('runner-2');
   const two = await measure('2 runners');
   results.throughput = { concurrency: c, one, two };
-  const rows = (runners, r) => [
-    [runners, 'raw NATS', r.raw.perSecond.toFixed(0), '1×'],
-    [runners, 'read-only tool', r.tool.perSecond.toFixed(0), ratio(r.tool.perSecond, r.raw.perSecond)],
-    [runners, 'at-most-once tool', r.once.perSecond.toFixed(0), ratio(r.once.perSecond, r.raw.perSecond)],
-    [runners, `CPU-bound tool (${spinCalls} calls)`, r.spin.perSecond.toFixed(0), '—'],
+  const rows = (n, r) => [
+    [n, 'raw NATS', r.raw.perSecond.toFixed(0), '1×', cpuCell(r.raw.cpuUs)],
+    [
+      n,
+      'read-only tool',
+      r.tool.perSecond.toFixed(0),
+      ratio(r.tool.perSecond, r.raw.perSecond),
+      cpuCell(r.tool.cpuUs),
+    ],
+    [
+      n,
+      'at-most-once tool',
+      r.once.perSecond.toFixed(0),
+      ratio(r.once.perSecond, r.raw.perSecond),
+      cpuCell(r.once.cpuUs),
+    ],
+    [n, `CPU-bound tool (${spinCalls} calls)`, r.spin.perSecond.toFixed(0), '—', cpuCell(r.spin.cpuUs)],
   ];
   tables.push(
     `### (2) Tool throughput (${opts.throughputCalls} calls, ${c} in flight, one client process)\n\n` +
-      markdownTable(['runners', 'path', 'calls/s', 'vs raw'], [...rows('1', one), ...rows('2', two)]) +
-      `\n\nCPU-bound tool, 2 runners ÷ 1 runner: ${ratio(two.spin.perSecond, one.spin.perSecond)}`,
+      markdownTable(
+        ['runners', 'path', 'calls/s', 'vs raw', 'CPU µs / call: client + runners + nats-server'],
+        [...rows('1', one), ...rows('2', two)],
+      ) +
+      `\n\nCPU-bound tool, 2 runners ÷ 1 runner: ${ratio(two.spin.perSecond, one.spin.perSecond)}. CPU per call: ` +
+      'what each process used during the row, divided by its calls (does not grow with the load of the machine; ' +
+      'runners and nats-server read from /proc in 10 ms steps).',
   );
 }
 
@@ -194,7 +205,7 @@ async function tracingDispatch({ root, nc, opts, log, results, tables, runner, r
   const tracing = startBenchTracing(root, otlp.endpoint);
   let rawOn;
   let toolOn;
-  const spansBefore = otlp.spans;
+  const spansBefore = (await otlp.count()).spans;
   try {
     const readOnly = executorFor(root, nc, 'dispatch-traced', 'BenchNoop');
     for (const warm of [raw, readOnly]) await sequential(200, warm);
@@ -205,9 +216,10 @@ async function tracingDispatch({ root, nc, opts, log, results, tables, runner, r
     await tracing.shutdown();
     await stopChild(child);
   }
+  const spans = (await otlp.count()).spans - spansBefore;
   const offCost = await tracingOffCost(root);
   const off = results.dispatch;
-  results.tracingDispatch = { raw: rawOn, tool: toolOn, spans: otlp.spans - spansBefore, offCost };
+  results.tracingDispatch = { raw: rawOn, tool: toolOn, spans, offCost };
   const row = (mode, r, t) => [mode, ms(r.p50), ms(t.p50), ms(t.p99), ratio(t.p50, r.p50)];
   tables.push(
     `### (1b) Tool dispatch with tracing off and on (${opts.calls} sequential read-only calls each)\n\n` +
@@ -216,7 +228,7 @@ async function tracingDispatch({ root, nc, opts, log, results, tables, runner, r
         [row('off (no SDK)', off.raw, off.tool), row('on (OTLP to the stub)', rawOn, toolOn)],
       ) +
       `\n\nTracing on vs off, read-only tool p50 relative to raw: ${ratio(toolOn.p50 / rawOn.p50, off.tool.p50 / off.raw.p50)} ` +
-      `(${otlp.spans - spansBefore} spans exported). Tracing off: the calls a dispatch makes into the tracing API (a ` +
+      `(${spans} spans exported to the OTLP stub, a process of its own). Tracing off: the calls a dispatch makes into the tracing API (a ` +
       `client span, trace headers, trace ids) cost ${(offCost.addedNs / 1000).toFixed(2)} µs per dispatch measured ` +
       `directly (${offCost.n} times; ${ms(off.tool.p50)} ms a dispatch), i.e. nothing measurable.`,
   );

@@ -178,7 +178,7 @@ export async function goalsBench(ctx) {
         mode === 'on' ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_TRACES_SAMPLER: 'always_on' } : {};
       log(`(4) tracing ${mode}: starting gateway, resource-service, 2 orchestrators × ${perOrchestrator}`);
       const system = await startSystem({ ...ctx, llm, perOrchestrator, label: mode, extraEnv });
-      const spansBefore = otlp.spans;
+      const spansBefore = (await otlp.count()).spans;
       const first = rows.length;
       try {
         // Connections, templates, JIT: not counted. One goal per slot, so that every worker of both orchestrators gets
@@ -210,7 +210,8 @@ export async function goalsBench(ctx) {
       } finally {
         await system.stop(); // the services flush their spans as they stop
       }
-      for (const row of rows.slice(first)) row.spans = otlp.spans - spansBefore;
+      const spans = (await otlp.count()).spans - spansBefore;
+      for (const row of rows.slice(first)) row.spans = spans;
     }
   } finally {
     ends.close();

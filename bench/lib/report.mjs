@@ -1,4 +1,5 @@
 // Latency statistics, machine description and the markdown tables of the benchmark scripts.
+import { cpuMsOf } from './cpu.mjs';
 import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 
 /** Nearest-rank percentile of an ascending array. */
@@ -89,4 +90,37 @@ export function positiveInts(values) {
     }
     return n;
   };
+}
+
+/**
+ * `run()` and the CPU time it cost per call (`n` calls), in microseconds: this process (`client`, exact) and each named
+ * group of processes (`groups`: name → pids; from /proc (cpu.mjs) in clock ticks, so read it over runs of a second or
+ * more).
+ * Unlike latencies, these do not grow when other work shares the cores.
+ */
+export async function withCpu(n, groups, run) {
+  const read = () =>
+    Object.fromEntries(
+      Object.entries(groups).map(([name, pids]) => {
+        const each = pids.map(cpuMsOf);
+        return [name, each.every(Number.isFinite) ? each.reduce((a, b) => a + b, 0) : undefined];
+      }),
+    );
+  const [client0, before] = [process.cpuUsage(), read()];
+  const result = await run();
+  const [client, after] = [process.cpuUsage(client0), read()];
+  const cpuUs = { client: (client.user + client.system) / n };
+  for (const name of Object.keys(groups)) {
+    const [a, b] = [before[name], after[name]];
+    cpuUs[name] = a === undefined || b === undefined ? undefined : ((b - a) * 1000) / n;
+  }
+  return { ...result, cpuUs };
+}
+
+/** `cpuUs` of `withCpu` as "client + a + b = total µs" (— where /proc is missing). */
+export function cpuCell(cpuUs, unit = 'µs', scale = 1) {
+  const parts = Object.values(cpuUs ?? {});
+  if (parts.length === 0 || parts.includes(undefined)) return '—';
+  const f = (x) => (x * scale).toFixed(scale === 1 ? 0 : 2);
+  return `${parts.map(f).join(' + ')} = ${f(parts.reduce((a, b) => a + b, 0))} ${unit}`;
 }

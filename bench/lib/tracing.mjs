@@ -1,46 +1,50 @@
-// Tracing in the benchmarks (issue 15): an OTLP/HTTP receiver stub in this process that the services (and this process)
-// export their spans to, tracing switched on in this process for the "on" rows, and the cost of the tracing calls
+// Tracing in the benchmarks (issue 15): an OTLP/HTTP receiver stub (in a process of its own) that the services (and this
+// process) export their spans to, tracing switched on in this process for the "on" rows, and the cost of the tracing calls
 // when tracing is off (no SDK installed: the OpenTelemetry API is a no-op), measured directly.
-import { createServer } from 'node:http';
+import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
-/** Accepts `POST /v1/traces` (OTLP/HTTP JSON, gzip or not), counts the spans, answers 200 at once. */
+/**
+ * Starts the OTLP/HTTP receiver stub (bench/lib/otlp-stub.mjs) in a child process, so that receiving and parsing the
+ * exported spans is not work of the process that measures. `count()`: the spans and exports received so far (asked
+ * over IPC, bounded); `close()` stops it.
+ */
 export async function startOtlpStub() {
-  let spans = 0;
-  let exports = 0;
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      exports += 1;
-      try {
-        let body = Buffer.concat(chunks);
-        if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
-        const json = JSON.parse(body.toString('utf8'));
-        for (const rs of json.resourceSpans ?? [])
-          for (const ss of rs.scopeSpans ?? []) spans += ss.spans?.length ?? 0;
-      } catch {
-        // not JSON (protobuf): counted as an export only
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
-    });
+  const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'otlp-stub.mjs'), [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
+  const reply = (match, what) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.off('message', onMessage);
+        reject(new Error(`the OTLP stub did not answer (${what}) within 10 s`));
+      }, 10_000);
+      const onMessage = (m) => {
+        if (!match(m)) return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(m);
+      };
+      child.on('message', onMessage);
+    });
+  const { port } = await reply((m) => typeof m?.port === 'number', 'port');
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    get spans() {
-      return spans;
+    count: () => {
+      const answer = reply((m) => m?.type === 'count', 'count');
+      child.send({ type: 'count' });
+      return answer.then(({ spans, exports }) => ({ spans, exports }));
     },
-    get exports() {
-      return exports;
-    },
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.disconnect();
+      }),
   };
 }
 

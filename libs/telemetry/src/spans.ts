@@ -1,6 +1,7 @@
 import {
   type Attributes,
   type Context,
+  INVALID_SPAN_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -12,9 +13,25 @@ import {
 
 export { SpanKind, type Attributes, type Context, type Span };
 
+/**
+ * Whether `startTracing` installed an SDK in this process (the only way one is installed). Without one every span is
+ * a no-op, so `inSpan` calls its function directly: no tracer lookup, span object, context switch or extra async frame
+ * on paths that run per message (tool dispatch, tool requests, goal acceptance).
+ */
+let sdkInstalled = false;
+let cachedTracer: Tracer | undefined;
+/** The span `inSpan` hands to its function while tracing is off. */
+const NO_SPAN: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** Told by `startTracing` when it installs or uninstalls the SDK. */
+export function setSdkInstalled(installed: boolean): void {
+  sdkInstalled = installed;
+  cachedTracer = undefined;
+}
+
 /** The tracer every project span comes from (a no-op tracer while no SDK is installed). */
 export function tracer(): Tracer {
-  return trace.getTracer('novelrag');
+  return (cachedTracer ??= trace.getTracer('novelrag'));
 }
 
 export interface SpanStart {
@@ -31,6 +48,13 @@ export interface SpanStart {
  * never a payload) and the span is marked as failed; the span always ends. With tracing off this costs a no-op span.
  */
 export function inSpan<T>(name: string, start: SpanStart, fn: (span: Span) => Promise<T>): Promise<T> {
+  if (!sdkInstalled) {
+    try {
+      return fn(NO_SPAN);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
   const parent = start.parent ?? context.active();
   return tracer().startActiveSpan(
     name,
@@ -81,6 +105,7 @@ export function activeTraceIds(
 
 /** Adds attributes to the active span (ids learnt after it started); nothing while tracing is off. */
 export function annotateActiveSpan(attributes: Attributes): void {
+  if (!sdkInstalled) return;
   const span = trace.getActiveSpan();
   if (span?.isRecording()) span.setAttributes(attributes);
 }

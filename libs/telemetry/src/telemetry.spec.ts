@@ -1,6 +1,8 @@
 import { context, trace } from '@opentelemetry/api';
 import { TelemetryEnv, tracesExporterOf, withoutEmptyOtel } from './env';
 import { contextOfTraceparent, extractTraceContext, injectTraceContext, traceparentOf } from './propagation';
+import { type Span, inSpan } from './spans';
+import { startTracing } from './tracing';
 
 describe('telemetry configuration', () => {
   const exporterOf = (env: Record<string, string>) => tracesExporterOf(TelemetryEnv.parse(env));
@@ -51,5 +53,33 @@ describe('trace context propagation while tracing is off', () => {
     expect(traceparentOf()).toBeUndefined();
     expect(trace.getSpanContext(extractTraceContext(undefined))).toBeUndefined();
     expect(contextOfTraceparent(undefined)).toBe(context.active());
+  });
+});
+
+describe('inSpan', () => {
+  /** Whether the function ran inside a span of its own (the SDK path) and whether that span records. */
+  const probe = (span: Span) =>
+    Promise.resolve({ active: trace.getActiveSpan() !== undefined, recording: span.isRecording() });
+
+  it('calls the function directly while no SDK is installed, through the SDK once one is, and directly again after', async () => {
+    await expect(inSpan('off', {}, probe)).resolves.toEqual({ active: false, recording: false });
+    // A synchronous throw still comes back as a rejection, as from the async wrapper of the SDK path.
+    const thrower = (): Promise<never> => {
+      throw new Error('boom');
+    };
+    await expect(inSpan('off', {}, thrower)).rejects.toThrow('boom');
+    // Installed, sampling nothing: no export, but the function runs inside the span the SDK started.
+    const tracing = startTracing(
+      { service: 'test', instanceId: 'test-1', version: '0' },
+      TelemetryEnv.parse({ OTEL_TRACES_EXPORTER: 'console', OTEL_TRACES_SAMPLER: 'always_off' }),
+    );
+    try {
+      expect(tracing.enabled).toBe(true);
+      await expect(inSpan('on', {}, probe)).resolves.toEqual({ active: true, recording: false });
+      await expect(inSpan('on', {}, thrower)).rejects.toThrow('boom');
+    } finally {
+      await tracing.shutdown();
+    }
+    await expect(inSpan('off again', {}, probe)).resolves.toEqual({ active: false, recording: false });
   });
 });

@@ -21,6 +21,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { type TelemetryEnv, tracesExporterOf } from './env';
 import { setContentCapture } from './genai';
+import { setSdkInstalled } from './spans';
 
 export interface TracingIdentity {
   /** Default `service.name` (OTEL_SERVICE_NAME wins). */
@@ -77,6 +78,7 @@ export function startTracing(identity: TracingIdentity, env: TelemetryEnv): Trac
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
+  setSdkInstalled(true);
   const handle: Tracing = {
     enabled: true,
     flush: () => provider.forceFlush(),
@@ -85,6 +87,7 @@ export function startTracing(identity: TracingIdentity, env: TelemetryEnv): Trac
       trace.disable();
       propagation.disable();
       context.disable();
+      setSdkInstalled(false);
       installed = undefined;
     },
   };

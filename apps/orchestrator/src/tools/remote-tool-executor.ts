@@ -192,18 +192,17 @@ export class RemoteToolExecutor implements ToolExecutor {
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       if (signal?.aborted) return cancelled();
       if (this.now() >= invocation.deadline) return failed(last);
-      const sent = { ...invocation, attempt };
+      // The first attempt sends the invocation as built (it says attempt 1); a re-send is a copy with its number.
+      const sent = attempt === invocation.attempt ? invocation : { ...invocation, attempt };
       this.options.onDispatch?.(sent, plan.reason);
       const end: AttemptEnd = await sendAttempt(this.nc, sent, {
         deadline: invocation.deadline,
         budgetMs,
         now: this.now,
         staleClaims,
-        ...(this.options.claimWatch ? { claimWatch: this.options.claimWatch } : {}),
-        ...(signal ? { signal } : {}),
-        ...(this.options.lateReplyGraceMs === undefined
-          ? {}
-          : { lateReplyGraceMs: this.options.lateReplyGraceMs }),
+        claimWatch: this.options.claimWatch,
+        signal,
+        lateReplyGraceMs: this.options.lateReplyGraceMs,
       });
       const verdict = this.verdictOf(end, plan.tool);
       if ('done' in verdict) return verdict.done;
@@ -289,10 +288,17 @@ export class RemoteToolExecutor implements ToolExecutor {
       result: end.result,
       errorMessage: end.errorMessage,
       ...(end.errorCode === undefined ? {} : { errorCode: end.errorCode }),
-      startedAt: new Date(started).toISOString(),
-      completedAt: new Date(this.now()).toISOString(),
+      startedAt: isoTime(started),
+      completedAt: isoTime(this.now()),
     };
   }
+}
+
+/** The last epoch millisecond formatted, and its ISO form: calls that end in the same millisecond share it. */
+let lastIso: { readonly ms: number; readonly iso: string } = { ms: Number.NaN, iso: '' };
+function isoTime(ms: number): string {
+  if (ms !== lastIso.ms) lastIso = { ms, iso: new Date(ms).toISOString() };
+  return lastIso.iso;
 }
 
 /** The release of a call that names no resource: it entered no lane (and did not wait a turn to find that out). */

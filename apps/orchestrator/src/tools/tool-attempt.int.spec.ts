@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { operationPlan } from '@novelrag/agenturn';
 import { RecordingExecutionContext } from '@novelrag/agenturn/testing';
@@ -25,7 +26,7 @@ describe('one attempt of a tool call over real NATS', () => {
   let nc: NatsConnection;
   let step = 0;
 
-  const send = (tool: string, claimWatch: AttemptClaimWatch) => {
+  const send = (tool: string, claimWatch: AttemptClaimWatch, signal?: AbortSignal) => {
     const invocation = invocationOf(tool, step++);
     return sendAttempt(nc, invocation, {
       deadline: invocation.deadline,
@@ -33,6 +34,7 @@ describe('one attempt of a tool call over real NATS', () => {
       now: Date.now,
       staleClaims: new Set(),
       claimWatch,
+      signal,
     });
   };
 
@@ -93,6 +95,21 @@ describe('one attempt of a tool call over real NATS', () => {
     };
     await expect(send('quick', claimWatch)).resolves.toMatchObject({ kind: 'replied' });
     expect(seen).toEqual([expect.objectContaining({ waited: 0 })]);
+  });
+
+  it("leaves nothing on the goal's signal once a call ended, and a call pending when the goal is cancelled ends cancelled", async () => {
+    const goal = new AbortController();
+    const claimWatch: AttemptClaimWatch = { firstLookMs: 60_000, lostCall: () => Promise.resolve(undefined) };
+    const withSignal = (tool: string) => send(tool, claimWatch, goal.signal);
+    for (let i = 0; i < 3; i++) await expect(withSignal('quick')).resolves.toMatchObject({ kind: 'replied' });
+    expect(getEventListeners(goal.signal, 'abort')).toHaveLength(0);
+    const pending = withSignal('silent');
+    expect(getEventListeners(goal.signal, 'abort')).toHaveLength(1);
+    goal.abort('goal cancelled');
+    await expect(pending).resolves.toEqual({ kind: 'cancelled' });
+    expect(getEventListeners(goal.signal, 'abort')).toHaveLength(0);
+    // Already cancelled when sent: ends at once, not at the deadline.
+    await expect(withSignal('silent')).resolves.toEqual({ kind: 'cancelled' });
   });
 
   it('refuses a call whose goal-wide fields are invalid, naming the field, on every call of the goal', async () => {

@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { mapTransportError, raceAbort, withTraceHeaders } from '@novelrag/bus';
+import { mapTransportError, withTraceHeaders } from '@novelrag/bus';
 import {
   type ErrorEnvelope,
   Subjects,
@@ -16,12 +16,8 @@ import type { Abandonment, ClaimWatch } from './claim-watch';
  */
 export const LATE_REPLY_GRACE_MS = 1_000;
 
-/**
- * The reasons the attempt's own signals abort with: an abort without a reason builds a DOMException, stack trace
- * included, on every call.
- */
+/** The reason a claim watch is stopped with: an abort without a reason builds a DOMException, stack trace included. */
 const SETTLED = 'settled';
-const ABANDONED = 'abandoned';
 
 /**
  * How one send of an invocation ended. `lost`: the call is known not to run any more (nobody received it, its runner
@@ -63,25 +59,30 @@ export async function sendAttempt(
 ): Promise<AttemptEnd> {
   const { tool } = invocation;
   const subject = Subjects.toolInvoke(tool);
-  const abandon = new AbortController();
   let lost: Abandonment | undefined;
   const { claimWatch, signal } = options;
+  // Rejects once the call is given up before its reply: the goal's signal aborted, or the claim watch found the call
+  // lost. One promise and (with a signal) one listener per attempt: no AbortController or combined signal.
+  let giveUp: () => void = () => undefined;
+  const givenUp = new Promise<never>((_, reject) => (giveUp = () => reject(new Error('abandoned'))));
+  givenUp.catch(() => undefined); // settled by the race below, or by nobody when the reply came first
   const stopWatch = claimWatch
     ? watchClaim(claimWatch, invocation, options.staleClaims, (found) => {
         lost = found;
-        abandon.abort(ABANDONED);
+        giveUp();
       })
     : undefined;
-  const stop = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
+  signal?.addEventListener('abort', giveUp, { once: true });
   const waitMs =
     Math.max(1, options.deadline - options.now()) + (options.lateReplyGraceMs ?? LATE_REPLY_GRACE_MS);
   try {
-    const headers = withTraceHeaders();
+    // No headers while no span is active (tracing off): `headers` is then undefined, which the client ignores.
     const request = nc.request(subject, JSON.stringify(invocation), {
       timeout: waitMs,
-      ...(headers ? { headers } : {}),
+      headers: withTraceHeaders(),
     });
-    const msg = await raceAbort(request, stop, () => new Error('abandoned'));
+    if (signal?.aborted) giveUp();
+    const msg = await Promise.race([request, givenUp]);
     const late = options.now() - options.deadline;
     if (late > 0) {
       return failed('TIMEOUT', `${tool} replied after the deadline (${late} ms late); its reply is not used`);
@@ -97,6 +98,7 @@ export async function sendAttempt(
       return failed('TIMEOUT', `no reply from ${tool} within its deadline of ${options.budgetMs} ms`);
     return { kind: 'failed', error: mapped };
   } finally {
+    signal?.removeEventListener('abort', giveUp);
     stopWatch?.();
   }
 }
