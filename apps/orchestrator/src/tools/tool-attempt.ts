@@ -61,6 +61,9 @@ export async function sendAttempt(
   const subject = Subjects.toolInvoke(tool);
   let lost: Abandonment | undefined;
   const { claimWatch, signal } = options;
+  // Computed before anything is started that only the `finally` below stops (a throwing clock leaks nothing).
+  const waitMs =
+    Math.max(1, options.deadline - options.now()) + (options.lateReplyGraceMs ?? LATE_REPLY_GRACE_MS);
   // Rejects once the call is given up before its reply: the goal's signal aborted, or the claim watch found the call
   // lost. One promise and (with a signal) one listener per attempt: no AbortController or combined signal.
   let giveUp: () => void = () => undefined;
@@ -73,8 +76,6 @@ export async function sendAttempt(
       })
     : undefined;
   signal?.addEventListener('abort', giveUp, { once: true });
-  const waitMs =
-    Math.max(1, options.deadline - options.now()) + (options.lateReplyGraceMs ?? LATE_REPLY_GRACE_MS);
   try {
     // No headers while no span is active (tracing off): `headers` is then undefined, which the client ignores.
     const request = nc.request(subject, JSON.stringify(invocation), {
