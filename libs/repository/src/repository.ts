@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { AppliedKeys } from './applied-keys';
+import { wholeAspects } from './aspects-delta';
 import type { BacklogEntry } from './backlog';
 import { ChangeListeners } from './change-listeners';
 import { CommitGate } from './commit-gate';
@@ -331,7 +332,7 @@ export class ResourceRepository {
     if (tx.inverses.length === 0 && this.appliedKeys === keysBefore) return result;
     let prepared: PreparedWrite;
     try {
-      prepared = await this.writer.prepare([...tx.touched], tx.aspectsChanged, false);
+      prepared = await this.writer.prepare([...tx.touched], tx.aspectsDelta(), false);
     } catch (err) {
       restore(); // nothing was written yet
       throw unavailable('persist the write', err);
@@ -356,11 +357,12 @@ export class ResourceRepository {
 
   /**
    * After a failed save of the history document (it may have landed anyway): persist the restored state of
-   * everything the write touched, vectors included (the store may hold the failed write's vectors), with the
-   * restored history.
+   * everything the write touched, vectors included (the store may hold the failed write's vectors), and the whole
+   * aspect list when the write changed it, with the restored history.
    */
   private async compensate(touched: readonly string[], aspectsChanged: boolean): Promise<void> {
-    const prepared = await this.writer.prepare(touched, aspectsChanged, true);
+    const aspects = aspectsChanged ? wholeAspects(this.tree.aspectRecords()) : null;
+    const prepared = await this.writer.prepare(touched, aspects, true);
     await this.writer.commit((journal) => this.historyJson(journal), prepared);
   }
 

@@ -1,3 +1,4 @@
+import type { AspectsDelta, RootsSpan } from './aspects-delta';
 import { ResourceError } from './errors';
 import { cloneJson } from './json';
 import { type Aspect, type AspectRecord, dumped, type DumpedElement, type ElementRecord } from './model';
@@ -41,6 +42,25 @@ export abstract class TreeReads {
       ...cloneJson(aspect),
       rootIds: [...rootIds],
     }));
+  }
+
+  /**
+   * The aspect list's change by a write that created the aspects `touched` marks 'put' and spliced the root lists
+   * of the others with the spans it gives (see `AspectsDelta`); aspects no longer present are left out.
+   */
+  aspectsDelta(touched: ReadonlyMap<string, RootsSpan | 'put'>): AspectsDelta {
+    const delta: AspectsDelta = { order: [...this.aspects.keys()], put: [], roots: [] };
+    for (const [name, span] of touched) {
+      const state = this.aspects.get(name);
+      if (!state) continue;
+      if (span === 'put') {
+        delta.put.push({ ...cloneJson(state.aspect), rootIds: [...state.rootIds] });
+      } else {
+        const ids = state.rootIds.slice(span.head, state.rootIds.length - span.tail);
+        delta.roots.push({ aspect: name, head: span.head, ids, tail: span.tail });
+      }
+    }
+    return delta;
   }
 
   getAspect(name: string): Aspect | undefined {

@@ -253,6 +253,7 @@ export class ResourceTree extends TreeReads {
     const records = recordsFromDumped(aspect, uri, op.data ?? []);
     assertNoDuplicates(records, (candidate) => this.lut.has(candidate) && !removed.has(candidate));
     const removedDumped = removedRoots.map((root) => this.dump(root));
+    const tail = list.length - end;
 
     for (const gone of removed) this.lut.delete(gone);
     const parentOfTop = parent ? uri : null;
@@ -275,6 +276,7 @@ export class ResourceTree extends TreeReads {
         upserted,
         deleted: [...removed].filter((gone) => !added.has(gone)),
         aspectsChanged: parent === undefined,
+        ...(parent ? {} : { roots: { aspect: aspect.name, head: start, tail } }),
       },
     };
   }
