@@ -1,18 +1,20 @@
 import { z } from 'zod';
 import { AppliedKeys, AppliedKeysJson, type AppliedKeysOptions } from './applied-keys';
 import { ResourceError } from './errors';
+import { applyAspectsDelta, AspectsDelta, wholeAspects } from './aspects-delta';
 import { AspectRecord, ElementRecord } from './model';
 import type { StoredRecord } from './store.port';
 import { UndoLog, UndoLogJson, type UndoLogOptions } from './undo';
 
 /**
  * What the store must hold once a write is done, for everything the write touched: the current records, the uris
- * that no longer exist, and the whole aspect list when it changed (null otherwise).
+ * that no longer exist, and what changed in the aspect list (`AspectsDelta`; null when nothing). A journal saved
+ * before deltas holds the whole aspect list there: it is read as the delta that sets it.
  */
 export const WriteJournal = z.object({
   records: z.array(ElementRecord),
   deleted: z.array(z.string()),
-  aspects: z.array(AspectRecord).nullable(),
+  aspects: z.union([AspectsDelta, z.array(AspectRecord).transform(wholeAspects)]).nullable(),
 });
 export type WriteJournal = z.infer<typeof WriteJournal>;
 
@@ -73,7 +75,7 @@ export function historyJson(undoLog: UndoLog, appliedKeys: AppliedKeys, journal:
 
 /**
  * The store state with the journal laid over it: the state the newest write left, whether or not the process lived
- * to write all of it to the store.
+ * to write all of it to the store. Throws CONFLICT when the journal's aspect change does not fit the stored list.
  */
 export function withJournal(
   aspects: AspectRecord[],
@@ -84,5 +86,8 @@ export function withJournal(
   if (!journal) return { aspects, records: [...records.values()] };
   for (const uri of journal.deleted) records.delete(uri);
   for (const record of journal.records) records.set(record.uri, record);
-  return { aspects: journal.aspects ?? aspects, records: [...records.values()] };
+  return {
+    aspects: journal.aspects ? applyAspectsDelta(aspects, journal.aspects) : aspects,
+    records: [...records.values()],
+  };
 }

@@ -1,3 +1,4 @@
+import { applyAspectsDelta, type AspectsDelta } from './aspects-delta';
 import { InMemoryMemoryStore } from './memory/in-memory-memory-store';
 import type { MemoryUpsert } from './memory/memory-store.port';
 import type { AspectRecord, ElementRecord } from './model';
@@ -123,9 +124,9 @@ export class InMemoryResourceStore implements ResourceStore {
     for (const uri of uris) this.deleteRow(uri);
   }
 
-  async saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
+  async updateAspects(delta: AspectsDelta): Promise<void> {
     this.assertOpen();
-    this.aspects = structuredClone([...aspects]);
+    this.aspects = applyAspectsDelta(this.aspects, structuredClone(delta), true);
   }
 
   async saveUndo(json: unknown): Promise<void> {

@@ -65,6 +65,14 @@ export {
 } from './applied-keys';
 export type { AppliedKeysOptions } from './applied-keys';
 export { HistoryJson, WriteJournal, parseHistory, historyJson } from './history';
+export {
+  AspectsDelta,
+  RootsDelta,
+  applyAspectsDelta,
+  assertAspectsDeltaFits,
+  wholeAspects,
+} from './aspects-delta';
+export type { RootsSpan } from './aspects-delta';
 export type { History } from './history';
 export { Backlog, BacklogEntry, BacklogJson, DEFAULT_BACKLOG_PRIORITY } from './backlog';
 export type { BacklogOptions } from './backlog';

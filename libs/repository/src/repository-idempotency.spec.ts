@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { AspectsDelta } from './aspects-delta';
 import { isResourceError } from './errors';
 import type { HistoryJson } from './history';
 import { InMemoryResourceStore } from './in-memory-store';
-import type { AspectRecord } from './model';
 import { LocalEmbedder } from './local-embedder';
 import type { ReversibleAction } from './operations';
 import { ResourceRepository } from './repository';
@@ -49,9 +49,9 @@ class DyingStore extends InMemoryResourceStore {
     this.check();
     return super.delete(uris);
   }
-  override async saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
+  override async updateAspects(delta: AspectsDelta): Promise<void> {
     this.check();
-    return super.saveAspects(aspects);
+    return super.updateAspects(delta);
   }
   private check(): void {
     if (this.dead) throw new Error('the process died');

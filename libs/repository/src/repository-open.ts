@@ -74,7 +74,7 @@ async function reembedStale(writer: StoreWriter, options: RepositoryOptions): Pr
     const batch = stale.slice(start, start + size).filter((uri) => writer.isStale(uri));
     if (batch.length > 0) {
       await guard('re-embed stale records', async () =>
-        writer.carryOut(await writer.prepare(batch, false, false)),
+        writer.carryOut(await writer.prepare(batch, null, false)),
       );
     }
     options.log?.(`re-embedded ${Math.min(start + size, stale.length)}/${stale.length} elements`);

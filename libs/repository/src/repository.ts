@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { AppliedKeys } from './applied-keys';
-import { Backlog, type BacklogEntry } from './backlog';
+import { wholeAspects } from './aspects-delta';
+import type { BacklogEntry } from './backlog';
+import { ChangeListeners } from './change-listeners';
+import { CommitGate } from './commit-gate';
 import { unavailable, withOperationIndex } from './failures';
 import { historyJson, type WriteJournal } from './history';
 import type { Aspect } from './model';
 import {
   type AspectConfig,
   aspectFromConfig,
-  parseAction,
   parseAspectConfig,
   parseOperation,
   type ReversibleAction,
 } from './operations';
-import { AsyncMutex } from './mutex';
 import { PendingRepair } from './pending-repair';
-import { loadRepository, settleLoaded } from './repository-open';
+import { RepositoryBacklog } from './repository-backlog';
+import { executeInTransaction, parseActions, replayInTransaction } from './repository-actions';
+import { type LoadedRepository, loadRepository, settleLoaded } from './repository-open';
 import { searchRepository } from './repository-search';
 import { buildSegments } from './segments';
 import type { Embedder, ResourceStore, SegmentsRequest, SegmentsResult } from './store.port';
@@ -48,27 +51,32 @@ import { type UndoEntry, UndoLog, type UndoLogJson } from './undo';
  * UNAVAILABLE (store/embedder failed), CONFLICT (inconsistent state).
  */
 export class ResourceRepository {
-  private readonly mutex = new AsyncMutex();
-  private readonly listeners = new Set<(event: ChangeEvent) => void>();
+  private readonly gate = new CommitGate();
+  private readonly listeners = new ChangeListeners<ChangeEvent>();
   /**
    * Store work an earlier write left unfinished (the store failed after the commit point, or a compensation failed):
    * done before any later write saves a history document (which would replace the journal that describes it), and
    * retried in the background meanwhile.
    */
-  private readonly repair = new PendingRepair((run) => this.mutex.run(run));
-  /** Set while a write has changed the in-memory state but not committed it yet (it may still be rolled back). */
-  private uncommitted: Promise<void> | undefined;
+  private readonly repair = new PendingRepair((run) => this.gate.exclusive(run));
+  private readonly backlog: RepositoryBacklog;
+  private readonly tree: ResourceTree;
+  private readonly writer: StoreWriter;
+  private undoLog: UndoLog;
+  private appliedKeys: AppliedKeys;
 
   private constructor(
     private readonly store: ResourceStore,
     private readonly embedder: Embedder,
-    private readonly tree: ResourceTree,
-    private readonly writer: StoreWriter,
-    private undoLog: UndoLog,
-    private appliedKeys: AppliedKeys,
-    private backlog: Backlog,
+    loaded: LoadedRepository,
     private readonly options: RepositoryOptions,
-  ) {}
+  ) {
+    this.tree = loaded.tree;
+    this.writer = loaded.writer;
+    this.undoLog = loaded.history.undoLog;
+    this.appliedKeys = loaded.history.appliedKeys;
+    this.backlog = new RepositoryBacklog(loaded.backlog, store, options, (run) => this.gate.change(run));
+  }
 
   /**
    * Loads the store's state. The newest write's journal is replayed first (the store may lack part of that write
@@ -82,17 +90,7 @@ export class ResourceRepository {
     options: RepositoryOptions = {},
   ): Promise<ResourceRepository> {
     const loaded = await loadRepository(store, embedder, options);
-    const { tree, writer, history, backlog } = loaded;
-    const repo = new ResourceRepository(
-      store,
-      embedder,
-      tree,
-      writer,
-      history.undoLog,
-      history.appliedKeys,
-      backlog,
-      options,
-    );
+    const repo = new ResourceRepository(store, embedder, loaded, options);
     await settleLoaded(store, loaded, options);
     return repo;
   }
@@ -105,16 +103,13 @@ export class ResourceRepository {
    */
   async apply(ops: readonly unknown[], options: WriteOptions = {}): Promise<ApplyOutcome> {
     const parsed = ops.map((op, index) => withOperationIndex(index, ops.length, () => parseOperation(op)));
+    const actions = parsed.map((op): ReversibleAction => ({ method: 'apply', op }));
     return this.write('apply', (tx) => {
-      parsed.forEach((op, index) =>
-        withOperationIndex(index, parsed.length, () => tx.execute({ method: 'apply', op })),
-      );
-      const group = options.group ?? (parsed.length > 1 ? this.newId() : null);
-      for (const inverse of tx.inverses) this.undoLog.record(inverse, group);
-      const inverses = tx.inverses.map(
+      const outcome = this.executeIn(tx, actions, options);
+      const inverses = outcome.inverses.map(
         (inverse) => (inverse as Extract<ReversibleAction, { method: 'apply' }>).op,
       );
-      return { inverses, group, uris: [...tx.subjects] };
+      return { ...outcome, inverses };
     });
   }
 
@@ -216,9 +211,8 @@ export class ResourceRepository {
    * but not committed yet (it may still be rolled back), then runs `read` synchronously, so no write can start in
    * between. The bus handlers read through it; the plain read methods below show the in-memory state as it is.
    */
-  async committed<T>(read: () => T): Promise<T> {
-    while (this.uncommitted) await this.uncommitted;
-    return read();
+  committed<T>(read: () => T): Promise<T> {
+    return this.gate.committed(read);
   }
 
   /** See `ResourceTree.find`. Throws INVALID_URI. */
@@ -258,7 +252,7 @@ export class ResourceRepository {
   // ---- backlog ----------------------------------------------------------------------------------------------------
 
   addBacklog(content: string, priority?: number): Promise<BacklogEntry> {
-    return this.backlogWrite((backlog) => backlog.add(content, priority));
+    return this.backlog.add(content, priority);
   }
 
   listBacklog(): BacklogEntry[] {
@@ -266,26 +260,25 @@ export class ResourceRepository {
   }
 
   removeBacklog(id: string): Promise<boolean> {
-    return this.backlogWrite((backlog) => backlog.remove(id));
+    return this.backlog.remove(id);
   }
 
   /** Removes and returns the `n` most important entries. */
   takeBacklog(n: number): Promise<BacklogEntry[]> {
-    return this.backlogWrite((backlog) => backlog.take(n));
+    return this.backlog.take(n);
   }
 
   // ---- lifecycle --------------------------------------------------------------------------------------------------
 
   /** Subscribes to committed writes; returns the unsubscribe function. Listener errors are swallowed. */
   onChange(listener: (event: ChangeEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** Waits for pending writes, then closes the store (unfinished store work stays journaled for the next open). */
   async close(): Promise<void> {
     this.repair.close();
-    await this.mutex.idle();
+    await this.gate.idle();
     await this.store.close();
   }
 
@@ -296,40 +289,12 @@ export class ResourceRepository {
 
   // ---- internals --------------------------------------------------------------------------------------------------
 
-  private replay(which: 'undo' | 'redo'): Promise<UndoRedoOutcome> {
-    return this.write(which, async (tx) => {
-      const run = (action: ReversibleAction): ReversibleAction => tx.execute(action);
-      const result = which === 'undo' ? await this.undoLog.undo(run) : await this.undoLog.redo(run);
-      if (!result) {
-        return {
-          action: which,
-          performed: false,
-          count: 0,
-          descriptions: [],
-          message: `Nothing to ${which}`,
-          uris: [],
-        };
-      }
-      const message = `${which === 'undo' ? 'Undid' : 'Redid'} ${result.count} action(s): ${result.descriptions.join('; ')}`;
-      return {
-        action: which,
-        performed: true,
-        count: result.count,
-        descriptions: result.descriptions,
-        message,
-        uris: [...tx.subjects],
-      };
-    });
+  private executeIn(tx: TreeTransaction, parsed: ReversibleAction[], options: WriteOptions): ExecuteOutcome {
+    return executeInTransaction(tx, this.undoLog, parsed, { ...options, newId: () => this.newId() });
   }
 
-  /** Runs parsed actions in `tx` and records their inverses as one undo group. */
-  private executeIn(tx: TreeTransaction, parsed: ReversibleAction[], options: WriteOptions): ExecuteOutcome {
-    const inverses = parsed.map((action, index) =>
-      withOperationIndex(index, parsed.length, () => tx.execute(action)),
-    );
-    const group = options.group ?? (parsed.length > 1 ? this.newId() : null);
-    for (const inverse of inverses) this.undoLog.record(inverse, group);
-    return { inverses, group, uris: [...tx.subjects] };
+  private replay(which: 'undo' | 'redo'): Promise<UndoRedoOutcome> {
+    return this.write(which, (tx) => replayInTransaction(this.undoLog, which, tx));
   }
 
   /**
@@ -342,19 +307,7 @@ export class ResourceRepository {
    * next write and retried in the background until then (and replayed from the journal by the next open).
    */
   private write<T>(cause: ChangeCause, body: (tx: TreeTransaction) => T | Promise<T>): Promise<T> {
-    return this.mutex.run(() => this.whileUncommitted(() => this.writeInMutex(cause, body)));
-  }
-
-  /** Marks the state uncommitted while `run` runs (see `committed`). */
-  private async whileUncommitted<T>(run: () => Promise<T>): Promise<T> {
-    let done: (() => void) | undefined;
-    this.uncommitted = new Promise<void>((resolve) => (done = resolve));
-    try {
-      return await run();
-    } finally {
-      this.uncommitted = undefined;
-      done?.();
-    }
+    return this.gate.change(() => this.writeInMutex(cause, body));
   }
 
   private async writeInMutex<T>(
@@ -379,7 +332,7 @@ export class ResourceRepository {
     if (tx.inverses.length === 0 && this.appliedKeys === keysBefore) return result;
     let prepared: PreparedWrite;
     try {
-      prepared = await this.writer.prepare([...tx.touched], tx.aspectsChanged, false);
+      prepared = await this.writer.prepare([...tx.touched], tx.aspectsDelta(), false);
     } catch (err) {
       restore(); // nothing was written yet
       throw unavailable('persist the write', err);
@@ -398,17 +351,18 @@ export class ResourceRepository {
     } catch {
       this.repair.set(() => this.writer.carryOut(prepared));
     }
-    this.emit({ uris: [...tx.subjects], cause });
+    this.listeners.emit({ uris: [...tx.subjects], cause });
     return result;
   }
 
   /**
    * After a failed save of the history document (it may have landed anyway): persist the restored state of
-   * everything the write touched, vectors included (the store may hold the failed write's vectors), with the
-   * restored history.
+   * everything the write touched, vectors included (the store may hold the failed write's vectors), and the whole
+   * aspect list when the write changed it, with the restored history.
    */
   private async compensate(touched: readonly string[], aspectsChanged: boolean): Promise<void> {
-    const prepared = await this.writer.prepare(touched, aspectsChanged, true);
+    const aspects = aspectsChanged ? wholeAspects(this.tree.aspectRecords()) : null;
+    const prepared = await this.writer.prepare(touched, aspects, true);
     await this.writer.commit((journal) => this.historyJson(journal), prepared);
   }
 
@@ -424,40 +378,7 @@ export class ResourceRepository {
     this.appliedKeys = keys;
   }
 
-  private backlogWrite<T>(change: (backlog: Backlog) => T): Promise<T> {
-    return this.mutex.run(() =>
-      this.whileUncommitted(async () => {
-        const before = this.backlog.toJSON();
-        const result = change(this.backlog);
-        try {
-          await this.store.saveBacklog(this.backlog.toJSON());
-        } catch (err) {
-          this.backlog = Backlog.fromJSON(before, {
-            ...(this.options.clock ? { clock: this.options.clock } : {}),
-            ...(this.options.newId ? { newId: this.options.newId } : {}),
-          });
-          throw unavailable('save the backlog', err);
-        }
-        return result;
-      }),
-    );
-  }
-
-  private emit(event: ChangeEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A listener's failure must not undo or fail a committed write.
-      }
-    }
-  }
-
   private newId(): string {
     return (this.options.newId ?? randomUUID)();
   }
-}
-
-function parseActions(actions: readonly unknown[]): ReversibleAction[] {
-  return actions.map((action, index) => withOperationIndex(index, actions.length, () => parseAction(action)));
 }

@@ -1,3 +1,4 @@
+import { applyAspectsDelta, type AspectsDelta } from './aspects-delta';
 import type { WriteJournal } from './history';
 import { canonicalJson, type JsonValue } from './json';
 import type { AspectRecord, ElementRecord } from './model';
@@ -15,7 +16,7 @@ export interface PreparedWrite {
 /**
  * Brings the store in line with the tree for what a write touched. `prepare` embeds, writing nothing (an embedder
  * failure leaves the store as it was); `commit` saves the history document first, carrying the write's journal
- * (the commit point, see `HistoryJson`), then deletes, upserts and saves the aspect list. Remembers the search
+ * (the commit point, see `HistoryJson`), then deletes, upserts and applies the aspect list's change. Remembers the search
  * hash (`searchHash` of `searchText`) each stored vector and index entry was computed from, so that only changed
  * text is re-embedded. A write also re-indexes the neighbours whose search text it changes (`SearchEntries`).
  */
@@ -63,10 +64,14 @@ export class StoreWriter {
   }
 
   /**
-   * The current tree state of `uris` (records, or deletions when gone) and of the aspect list when `aspects`,
+   * The current tree state of `uris` (records, or deletions when gone) with the aspect list's change `aspects`,
    * embedding the records whose content hash differs from the stored one (all of them with `forceEmbed`).
    */
-  async prepare(uris: readonly string[], aspects: boolean, forceEmbed: boolean): Promise<PreparedWrite> {
+  async prepare(
+    uris: readonly string[],
+    aspects: AspectsDelta | null,
+    forceEmbed: boolean,
+  ): Promise<PreparedWrite> {
     const deletes: string[] = [];
     const pending: { record: ElementRecord; hash: string; text: string; embed: boolean }[] = [];
     const touched: Touched = new Map(uris.map((uri) => [uri, this.tree.get(uri)]));
@@ -97,7 +102,7 @@ export class StoreWriter {
     const journal: WriteJournal = {
       records: items.map((item) => item.record),
       deleted: deletes,
-      aspects: aspects ? this.tree.aspectRecords() : null,
+      aspects,
     };
     return { journal, deletes, items };
   }
@@ -117,7 +122,7 @@ export class StoreWriter {
       this.hashes.set(item.record.uri, item.hash);
       this.entries.remember(item.record);
     }
-    if (journal.aspects) await this.store.saveAspects(journal.aspects);
+    if (journal.aspects) await this.store.updateAspects(journal.aspects);
   }
 
   /**
@@ -135,7 +140,10 @@ export class StoreWriter {
       ...journal.records.filter((record) => !sameJson(stored.get(record.uri), record)).map((r) => r.uri),
       ...journal.deleted.filter((uri) => stored.has(uri)),
     ];
-    const aspects = journal.aspects !== null && !sameJson(journal.aspects, storedAspects);
+    const aspects =
+      journal.aspects !== null && !sameJson(applyAspectsDelta(storedAspects, journal.aspects), storedAspects)
+        ? journal.aspects
+        : null;
     if (uris.length === 0 && !aspects) return;
     await this.carryOut(await this.prepare(uris, aspects, false));
   }

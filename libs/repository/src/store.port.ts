@@ -1,3 +1,4 @@
+import type { AspectsDelta } from './aspects-delta';
 import type { JsonObject } from './json';
 import type { MemoryStore } from './memory/memory-store.port';
 import type { AspectRecord, ElementRecord, Relationships } from './model';
@@ -101,8 +102,13 @@ export interface ResourceStore {
   upsert(items: readonly UpsertItem[]): Promise<void>;
   /** Removes records by uri. */
   delete(uris: readonly string[]): Promise<void>;
-  /** Replaces the aspect list (order and root lists included). */
-  saveAspects(aspects: readonly AspectRecord[]): Promise<void>;
+  /**
+   * Changes the aspect list (order, aspects, root lists) by `delta`, whole or not at all. A delta is idempotent
+   * (see `AspectsDelta`): the repository may repeat one after a failure. The cost should follow the size of the
+   * delta, not of the list (a write appends a few root ids to lists that may hold a million). Rejects (changing
+   * nothing) with a CONFLICT ResourceError when the delta does not fit the stored list (`assertAspectsDeltaFits`).
+   */
+  updateAspects(delta: AspectsDelta): Promise<void>;
   /**
    * Replaces the history document. The repository saves it before a write's records, as that write's commit
    * point, so it must be durable when this resolves and replaced whole or not at all (a crash leaves the old or

@@ -11,6 +11,8 @@ export interface TreeChanges {
   readonly deleted: string[];
   /** True when the aspect list or an aspect's root list changed. */
   readonly aspectsChanged: boolean;
+  /** A splice of an aspect's root list: the aspect, and how many ids it kept at the start and at the end. */
+  readonly roots?: { readonly aspect: string; readonly head: number; readonly tail: number };
 }
 
 export interface ApplyResult {

@@ -3,7 +3,6 @@ import { cloneJson } from './json';
 import {
   type Aspect,
   type AspectRecord,
-  dumped,
   type DumpedElement,
   type ElementRecord,
   recordsFromDumped,
@@ -19,32 +18,18 @@ import {
   type ReversibleAction,
   spliceBounds,
 } from './operations';
-import type { ApplyResult, ExecuteResult, FindResult, TreeChanges, TreeSnapshot } from './tree-types';
-import type { SegmentSource } from './segments';
+import { type AspectState, TreeReads } from './tree-reads';
+import type { ApplyResult, ExecuteResult, TreeChanges } from './tree-types';
 import { parseUri } from './uri';
-
-interface AspectState {
-  aspect: Aspect;
-  rootIds: string[];
-}
 
 const NO_CHANGES: TreeChanges = { upserted: [], deleted: [], aspectsChanged: false };
 
 /**
  * The in-memory working set: aspects (ordered), their root id lists, and a URI → record lookup table covering every
- * element at every depth. Every write validates fully before it mutates anything (a failed write leaves the tree
- * untouched) and returns its exact inverse. Records handed out are copies.
+ * element at every depth (see `TreeReads` for the reads). Every write validates fully before it mutates anything (a
+ * failed write leaves the tree untouched) and returns its exact inverse. Records handed out are copies.
  */
-export class ResourceTree {
-  private aspects = new Map<string, AspectState>();
-  private readonly lut = new Map<string, ElementRecord>();
-  private readonly lookup = (uri: string): ElementRecord | undefined => this.lut.get(uri);
-
-  /** Number of elements (all depths). */
-  get size(): number {
-    return this.lut.size;
-  }
-
+export class ResourceTree extends TreeReads {
   /**
    * Replaces the content with persisted state. Records not reachable from an aspect's root list are skipped and
    * reported as `orphans`; child/root ids whose record is absent are dropped and reported as `missing`.
@@ -83,84 +68,6 @@ export class ResourceTree {
     }
     const orphans = records.filter((record) => !this.lut.has(record.uri)).map((record) => record.uri);
     return { orphans, missing };
-  }
-
-  /** The whole state, for persistence and comparisons. */
-  snapshot(): TreeSnapshot {
-    const records: ElementRecord[] = [];
-    for (const { aspect, rootIds } of this.aspects.values()) {
-      for (const id of rootIds)
-        for (const uri of this.subtree(`/${aspect.name}/${id}`)) records.push(this.copy(uri));
-    }
-    return { aspects: this.aspectRecords(), records };
-  }
-
-  /** The aspects with their root lists, in order. */
-  aspectRecords(): AspectRecord[] {
-    return [...this.aspects.values()].map(({ aspect, rootIds }) => ({
-      ...cloneJson(aspect),
-      rootIds: [...rootIds],
-    }));
-  }
-
-  getAspect(name: string): Aspect | undefined {
-    const state = this.aspects.get(name);
-    return state ? cloneJson(state.aspect) : undefined;
-  }
-
-  /**
-   * The live element at `uri`, not a copy, or undefined: for callers that only read it at once (building an
-   * element's search text reads its neighbours' names, and copying each neighbour cost more than the text itself).
-   */
-  peek(uri: string): Readonly<ElementRecord> | undefined {
-    return this.lut.get(uri);
-  }
-
-  /** What `buildSegments` reads, without copies (it copies what it returns). */
-  segmentSource(): SegmentSource {
-    const aspects = [...this.aspects.values()].map(({ aspect, rootIds }) => ({ ...aspect, rootIds }));
-    return { aspects, record: this.lookup };
-  }
-
-  /** The element at `uri` (a copy), or undefined. Does not validate the URI. */
-  get(uri: string): ElementRecord | undefined {
-    return this.lut.has(uri) ? this.copy(uri) : undefined;
-  }
-
-  has(uri: string): boolean {
-    return this.lut.has(uri);
-  }
-
-  /** `/` → all aspects; `/{aspect}` → the aspect and its root ids; deeper → the element; null when absent. Throws INVALID_URI. */
-  find(uri: string): FindResult | null {
-    const parsed = parseUri(uri);
-    switch (parsed.kind) {
-      case 'root':
-        return { kind: 'root', aspects: [...this.aspects.values()].map((state) => cloneJson(state.aspect)) };
-      case 'aspect': {
-        const state = this.aspects.get(parsed.aspect);
-        return state
-          ? { kind: 'aspect', aspect: cloneJson(state.aspect), rootIds: [...state.rootIds] }
-          : null;
-      }
-      case 'element':
-        return this.lut.has(uri) ? { kind: 'element', record: this.copy(uri) } : null;
-    }
-  }
-
-  /** The dumped (nested, persisted) form of an element's subtree. Throws NOT_FOUND. */
-  dump(uri: string): DumpedElement {
-    return dumped(this.lookup, this.element(uri));
-  }
-
-  /** Every URI of the subtree rooted at `uri` (itself first, pre-order); empty when absent. */
-  subtree(uri: string): string[] {
-    const record = this.lut.get(uri);
-    if (!record) return [];
-    const out = [uri];
-    for (const ids of Object.values(record.children))
-      for (const id of ids) out.push(...this.subtree(`${uri}/${id}`));
-    return out;
   }
 
   /** Runs any reversible action. Throws like the specific method. */
@@ -346,6 +253,7 @@ export class ResourceTree {
     const records = recordsFromDumped(aspect, uri, op.data ?? []);
     assertNoDuplicates(records, (candidate) => this.lut.has(candidate) && !removed.has(candidate));
     const removedDumped = removedRoots.map((root) => this.dump(root));
+    const tail = list.length - end;
 
     for (const gone of removed) this.lut.delete(gone);
     const parentOfTop = parent ? uri : null;
@@ -368,34 +276,9 @@ export class ResourceTree {
         upserted,
         deleted: [...removed].filter((gone) => !added.has(gone)),
         aspectsChanged: parent === undefined,
+        ...(parent ? {} : { roots: { aspect: aspect.name, head: start, tail } }),
       },
     };
-  }
-
-  /** The live element record. Throws INVALID_URI, VALIDATION_FAILED (not an element URI), NOT_FOUND. */
-  private element(uri: string): ElementRecord {
-    const parsed = parseUri(uri);
-    if (parsed.kind !== 'element') {
-      throw new ResourceError(
-        'VALIDATION_FAILED',
-        `${uri} is not an element URI (expected /{aspect}/{id}...)`,
-        { uri },
-      );
-    }
-    const record = this.lut.get(uri);
-    if (!record) throw new ResourceError('NOT_FOUND', `Resource ${uri} not found`, { uri });
-    return record;
-  }
-
-  private aspectState(name: string): AspectState {
-    const state = this.aspects.get(name);
-    if (!state)
-      throw new ResourceError('CONFLICT', `Aspect ${name} is missing from the tree`, { uri: `/${name}` });
-    return state;
-  }
-
-  private copy(uri: string): ElementRecord {
-    return cloneJson(this.lut.get(uri) as ElementRecord);
   }
 }
 

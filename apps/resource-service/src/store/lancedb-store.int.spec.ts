@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, unlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
@@ -7,6 +7,7 @@ import {
   contractEmbedder,
   makeItem,
   makeRecord,
+  root,
   seedCorpus,
   STORE_CONTRACT_DIMENSIONS,
 } from './contract/fixtures';
@@ -189,5 +190,39 @@ describe('LanceDbResourceStore specifics', () => {
     );
     expect((await reopened.search('Who is the Shadow?'))[0]?.uri).toBe('/character/shadow');
     await reopened.close();
+  });
+
+  it('opens a folder written before aspect logs and aspect deltas, and goes on from it', async () => {
+    const open = () => LanceDbResourceStore.open({ dir, dimensions: STORE_CONTRACT_DIMENSIONS });
+    const insert = (start: number, ids: string[]) => [
+      { target: 'resource', location: root('character'), start, data: ids.map((id) => ({ id, name: id })) },
+    ];
+    let repo = await ResourceRepository.open(await open(), contractEmbedder());
+    await repo.addAspect('character', {});
+    await repo.apply(insert(0, ['a', 'b']));
+    const snapshot = repo.snapshot();
+    await repo.close();
+    // The same data as older builds wrote it: aspects.json holds the whole list and names no log, and so does the
+    // history document's journal.
+    const meta = join(dir, 'meta');
+    for (const name of await readdir(meta)) if (name.endsWith('.jsonl')) await unlink(join(meta, name));
+    await writeFile(
+      join(meta, 'aspects.json'),
+      JSON.stringify({ schemaVersion: 1, value: snapshot.aspects }),
+    );
+    const undo = JSON.parse(await readFile(join(meta, 'undo.json'), 'utf8')) as {
+      value: { journal: { aspects: unknown } };
+    };
+    undo.value.journal.aspects = snapshot.aspects;
+    await writeFile(join(meta, 'undo.json'), JSON.stringify(undo));
+
+    repo = await ResourceRepository.open(await open(), contractEmbedder());
+    expect(repo.snapshot()).toEqual(snapshot);
+    await repo.apply(insert(2, ['c']));
+    await repo.close();
+    repo = await ResourceRepository.open(await open(), contractEmbedder());
+    expect(repo.find('/character')).toMatchObject({ rootIds: ['a', 'b', 'c'] });
+    expect((await repo.search('c', { limit: 1 }))[0]?.uri).toBe('/character/c');
+    await repo.close();
   });
 });

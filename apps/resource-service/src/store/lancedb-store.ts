@@ -11,7 +11,7 @@ import {
   parseUri,
   prefixedTerms,
   queryTerms,
-  type AspectRecord,
+  type AspectsDelta,
   type ResourceStore,
   type SearchHit,
   type SearchRequest,
@@ -70,7 +70,8 @@ function parseRecord(json: unknown): ElementRecord {
 /**
  * The embedded ResourceStore: one LanceDB table `elements` (`elements_<size>` after a resize, see `resizeTables`;
  * one row per element: uri, aspect, parent_uri, id, the record as JSON, the analysed terms with a full-text index,
- * hash, vector) plus the aspects, undo log and backlog as small JSON files written atomically (see `StoreMeta`).
+ * hash, vector) plus the undo log and backlog as small JSON files written atomically and the aspect list as a file
+ * with a log of changes (see `StoreMeta`).
  * Filters are built with escaped literals only.
  *
  * Search: full-text BM25 over the keyword terms and over the (prefixed) name terms, cosine vector search and an
@@ -211,9 +212,9 @@ export class LanceDbResourceStore implements ResourceStore {
     await this.afterWrite();
   }
 
-  async saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
+  async updateAspects(delta: AspectsDelta): Promise<void> {
     this.assertOpen();
-    await this.meta.saveAspects(aspects);
+    await this.meta.updateAspects(delta);
   }
 
   async saveUndo(json: unknown): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Schemas } from '@qdrant/js-client-rest';
-import { documentTerms, ElementRecord, prefixedTerms, type UpsertItem } from '@novelrag/repository';
+import { documentTerms, ElementRecord, parseUri, prefixedTerms, type UpsertItem } from '@novelrag/repository';
 import { sparseVector } from './sparse';
 import { pointIdOf } from './uuid5';
 
@@ -96,4 +96,13 @@ export function segmentSelector(excludedProperties: readonly string[]): Schemas[
     .sort()
     .map((name) => `record.properties.${name}`);
   return paths.length === 0 ? { include: ['record'] } : { exclude: ['text', 'child_ids', 'hash', ...paths] };
+}
+
+/** Whether `uri` is a well-formed element URI (`/{aspect}/{id}...`). */
+export function isElementUri(uri: string): boolean {
+  try {
+    return parseUri(uri).kind === 'element';
+  } catch {
+    return false;
+  }
 }

@@ -1,13 +1,14 @@
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
 import {
+  applyAspectsDelta,
   type AspectRecord,
   AspectRecord as AspectRecordSchema,
+  type AspectsDelta,
   buildSegments,
   candidateLimit,
   type ElementRecord,
   fuse,
   queryTerms,
-  parseUri,
   type ResourceStore,
   type SearchHit,
   type SearchRequest,
@@ -23,6 +24,7 @@ import {
   elementPoint,
   exactIdFilter,
   INDEXED_FIELDS,
+  isElementUri,
   recordFromPayload,
   segmentSelector,
   SPARSE,
@@ -241,8 +243,9 @@ export class QdrantResourceStore implements ResourceStore {
     await this.client.delete(this.collection, { wait: true, points: ids });
   }
 
-  saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
-    return this.writeMeta('aspects', aspects);
+  /** Applies `delta` to the stored list and writes it whole (one meta point: the cost follows the list). */
+  async updateAspects(delta: AspectsDelta): Promise<void> {
+    await this.writeMeta('aspects', applyAspectsDelta(await this.readAspects(), delta));
   }
 
   saveUndo(json: unknown): Promise<void> {
@@ -310,7 +313,7 @@ export class QdrantResourceStore implements ResourceStore {
     this.assertOpen();
     const excluded = new Set(request.excludedUris ?? []);
     // Only the aspects: the history document, saved with every write, can be large (undo log, idempotency replies).
-    const aspects = AspectRecordSchema.array().parse((await this.readMeta(['aspects'])).aspects ?? []);
+    const aspects = await this.readAspects();
     // One retrieve per distinct exclusion set: the selector removes the excluded properties server-side.
     const groups = new Map<string, { excludedProperties: readonly string[]; uris: Set<string> }>();
     for (const segment of request.segments) {
@@ -369,6 +372,10 @@ export class QdrantResourceStore implements ResourceStore {
     });
   }
 
+  private async readAspects(): Promise<AspectRecord[]> {
+    return AspectRecordSchema.array().parse((await this.readMeta(['aspects'])).aspects ?? []);
+  }
+
   private async readMeta(keys: readonly MetaKey[] = META_KEYS): Promise<Partial<Record<MetaKey, unknown>>> {
     const points = await this.client.retrieve(this.metaCollection, {
       ids: keys.map(metaId),
@@ -386,13 +393,5 @@ export class QdrantResourceStore implements ResourceStore {
 
   private assertOpen(): void {
     if (this.closed) throw new Error('QdrantResourceStore is closed');
-  }
-}
-
-function isElementUri(uri: string): boolean {
-  try {
-    return parseUri(uri).kind === 'element';
-  } catch {
-    return false;
   }
 }

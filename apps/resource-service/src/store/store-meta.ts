@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AspectRecord } from '@novelrag/repository';
+import type { AspectRecord, AspectsDelta } from '@novelrag/repository';
+import { AspectsFile } from './aspects-file';
 import { readJsonFile, writeJsonFileAtomic } from './json-file';
 
 /** Format of every file in the meta folder. */
@@ -23,7 +24,6 @@ export interface StoreTables {
 
 export const DEFAULT_TABLES: StoreTables = { elements: 'elements', memories: 'memories' };
 const Document = z.object({ schemaVersion: z.literal(META_SCHEMA_VERSION), value: z.unknown() });
-const Aspects = z.array(AspectRecord);
 
 async function readDocument(path: string): Promise<unknown> {
   const raw = await readJsonFile(path);
@@ -34,9 +34,10 @@ async function readDocument(path: string): Promise<unknown> {
 }
 
 /**
- * The small documents of the embedded store (aspects, history, backlog), one JSON file each, written atomically
- * (tmp + fsync + rename) and cached in memory. Files rather than a LanceDB table: each save replaces one whole
- * document, which a rename does atomically without piling up table versions and fragments on every write (the
+ * The small documents of the embedded store (history, backlog), one JSON file each, written atomically
+ * (tmp + fsync + rename) and cached in memory, and the aspect list, which changes by deltas appended to a log
+ * (`AspectsFile`: its root lists can hold a million ids). Files rather than a LanceDB table: each save replaces one
+ * whole document, which a rename does atomically without piling up table versions and fragments on every write (the
  * history document, `undo.json`, is saved with every repository write). `store.json` records the vector size the
  * folder's tables hold and their names.
  */
@@ -44,7 +45,7 @@ export class StoreMeta {
   private constructor(
     private readonly dir: string,
     private info: { dimensions: number; tables: StoreTables },
-    private aspectList: AspectRecord[],
+    private readonly aspectsFile: AspectsFile,
     private undoJson: unknown,
     private backlogJson: unknown,
   ) {}
@@ -72,7 +73,7 @@ export class StoreMeta {
   }
 
   aspects(): AspectRecord[] {
-    return structuredClone(this.aspectList);
+    return structuredClone([...this.aspectsFile.view()]);
   }
 
   /**
@@ -80,7 +81,7 @@ export class StoreMeta {
    * elements (root id lists of tens of thousands of ids) cost ~10 ms per call.
    */
   aspectsView(): readonly AspectRecord[] {
-    return this.aspectList;
+    return this.aspectsFile.view();
   }
 
   undo(): unknown {
@@ -91,10 +92,9 @@ export class StoreMeta {
     return structuredClone(this.backlogJson);
   }
 
-  async saveAspects(aspects: readonly AspectRecord[]): Promise<void> {
-    const copy = structuredClone([...aspects]);
-    await this.write('aspects', copy);
-    this.aspectList = copy;
+  /** Changes the aspect list by `delta`, at the cost of the delta (see `AspectsFile`). */
+  updateAspects(delta: AspectsDelta): Promise<void> {
+    return this.aspectsFile.update(delta);
   }
 
   async saveUndo(json: unknown): Promise<void> {
@@ -109,8 +109,8 @@ export class StoreMeta {
     this.backlogJson = copy;
   }
 
-  private write(name: string, value: unknown): Promise<void> {
-    return writeJsonFileAtomic(join(this.dir, `${name}.json`), { schemaVersion: META_SCHEMA_VERSION, value });
+  private async write(name: string, value: unknown): Promise<void> {
+    await writeJsonFileAtomic(join(this.dir, `${name}.json`), { schemaVersion: META_SCHEMA_VERSION, value });
   }
 
   /**
@@ -130,7 +130,7 @@ export class StoreMeta {
         throw new Error(`${infoPath} is not a version ${META_SCHEMA_VERSION} store description`);
       info = { dimensions: parsed.data.dimensions, tables: parsed.data.tables ?? DEFAULT_TABLES };
     }
-    const aspects = Aspects.parse((await readDocument(join(dir, 'aspects.json'))) ?? []);
+    const aspects = await AspectsFile.open(dir);
     const undo = await readDocument(join(dir, 'undo.json'));
     const backlog = await readDocument(join(dir, 'backlog.json'));
     return new StoreMeta(dir, info, aspects, undo, backlog);

@@ -1,4 +1,5 @@
 /// <reference types="jest" />
+import { wholeAspects } from '@novelrag/repository';
 import type { ContractContext } from './context';
 import { contractEmbedder, makeAspect, makeItem, makeRecord, NASTY_ID, normalised } from './fixtures';
 
@@ -88,15 +89,52 @@ export function registerDirectCases(ctx: () => ContractContext): void {
 
   it('saves and replaces the aspect list, order and root ids included', async () => {
     const first = [makeAspect('character', ['a', 'b']), makeAspect('outline', ['c1'], ['scenes'])];
-    await ctx().store.saveAspects(first);
+    await ctx().store.updateAspects(wholeAspects(first));
     expect((await ctx().store.load()).aspects).toEqual(first);
     const second = [
       makeAspect('outline', [], ['scenes']),
       makeAspect("o'brien", ['x']),
       makeAspect('地点', ['城']),
     ];
-    await ctx().store.saveAspects(second);
+    await ctx().store.updateAspects(wholeAspects(second));
     expect((await ctx().store.load()).aspects).toEqual(second);
+  });
+
+  it('applies aspect changes (root splices, order, removal) once however often it gets them, across a restart', async () => {
+    await ctx().store.updateAspects(
+      wholeAspects([makeAspect('character', ['a', 'b', 'c']), makeAspect('outline', ['o1'], ['scenes'])]),
+    );
+    // Appends d, e to character; creates location before outline; removes nothing yet.
+    const grow = {
+      order: ['character', 'location', 'outline'],
+      put: [makeAspect('location', ['城'])],
+      roots: [{ aspect: 'character', head: 3, ids: ['d', 'e'], tail: 0 }],
+    };
+    // Replaces b, c by x in character; drops outline.
+    const shrink = {
+      order: ['location', 'character'],
+      put: [],
+      roots: [{ aspect: 'character', head: 1, ids: ['x'], tail: 2 }],
+    };
+    for (const delta of [grow, grow, shrink, shrink]) await ctx().store.updateAspects(delta);
+    const expected = [makeAspect('location', ['城']), makeAspect('character', ['a', 'x', 'd', 'e'])];
+    expect((await ctx().store.load()).aspects).toEqual(expected);
+    const reopened = await ctx().restart();
+    expect((await reopened.load()).aspects).toEqual(expected);
+    await reopened.updateAspects({
+      order: ['location', 'character'],
+      put: [],
+      roots: [{ aspect: 'character', head: 4, ids: ['f'], tail: 0 }],
+    });
+    await expect(
+      reopened.updateAspects({
+        order: ['character'],
+        put: [],
+        roots: [{ aspect: 'character', head: 9, ids: [], tail: 0 }],
+      }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    const last = [makeAspect('location', ['城']), makeAspect('character', ['a', 'x', 'd', 'e', 'f'])];
+    expect((await (await ctx().restart()).load()).aspects).toEqual(last);
   });
 
   it('saves and overwrites the undo and backlog documents', async () => {
@@ -118,10 +156,9 @@ export function registerDirectCases(ctx: () => ContractContext): void {
       makeItem(makeRecord('/outline/c1/s1', { title: 'Scene' }, { children: { scenes: [] } })),
     ];
     await ctx().store.upsert(items);
-    await ctx().store.saveAspects([
-      makeAspect('character', ['余归']),
-      makeAspect('outline', ['c1'], ['scenes']),
-    ]);
+    await ctx().store.updateAspects(
+      wholeAspects([makeAspect('character', ['余归']), makeAspect('outline', ['c1'], ['scenes'])]),
+    );
     await ctx().store.saveUndo({ schemaVersion: 1, undo: [], redo: [] });
     await ctx().store.saveBacklog({ schemaVersion: 1, entries: [{ id: 'x', content: 'y', priority: 5 }] });
     const before = normalised(await ctx().store.load());

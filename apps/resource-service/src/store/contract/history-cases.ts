@@ -60,7 +60,7 @@ function dyingAfterHistory(store: ResourceStore): ResourceStore {
     load: alive(() => store.load()),
     upsert: alive((items) => store.upsert(items)),
     delete: alive((uris) => store.delete(uris)),
-    saveAspects: alive((aspects) => store.saveAspects(aspects)),
+    updateAspects: alive((delta) => store.updateAspects(delta)),
     saveUndo: alive(async (json) => {
       await store.saveUndo(json);
       dead = true;
