@@ -43,6 +43,23 @@ describe('AspectsFile: a crash at any file step of an update, then a reopen', ()
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'novelrag-aspects-crash-'));
   });
+  const fs = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
+  const real = { open: fs.open, rename: fs.rename, rm: fs.rm };
+  /** Makes the n-th open/sync/rename/rm of the files fail with `fail` (whose `run` does the call), the others run. */
+  const failAt = (fail: (calls: number, run: () => Promise<unknown>) => Promise<unknown>) => {
+    let calls = 0;
+    const step = (run: () => Promise<unknown>) => fail(++calls, run);
+    // A file's flush fails too (its bytes written, or not when the write itself failed).
+    const open = async (...args: Parameters<typeof fs.open>) => {
+      const handle = await real.open(...args);
+      const sync = handle.sync.bind(handle);
+      handle.sync = () => step(sync) as Promise<void>;
+      return handle;
+    };
+    jest.spyOn(fs, 'open').mockImplementation((...args) => step(() => open(...args)) as never);
+    jest.spyOn(fs, 'rename').mockImplementation((...args) => step(() => real.rename(...args)) as never);
+    jest.spyOn(fs, 'rm').mockImplementation((...args) => step(() => real.rm(...args)) as never);
+  };
   afterEach(async () => {
     jest.restoreAllMocks();
     await rm(dir, { recursive: true, force: true });
@@ -94,6 +111,37 @@ describe('AspectsFile: a crash at any file step of an update, then a reopen', ()
         expect({ crashAt, list: [...reopened.view()] }).toEqual({ crashAt, list: final });
         expect({ crashAt, list: [...(await AspectsFile.open(dir)).view()] }).toEqual({
           crashAt,
+          list: final,
+        });
+      }
+    },
+  );
+
+  it.each([false, true])(
+    'keeps every update after one failed step (it lands: %s) and a retry',
+    async (landed) => {
+      const all = deltas();
+      const final = all.reduce<AspectRecord[]>((l, d) => applyAspectsDelta(l, structuredClone(d)), []);
+      for (let failAtCall = 1; ; failAtCall++) {
+        await fs.rm(dir, { recursive: true, force: true });
+        await fs.mkdir(dir);
+        let failed = false;
+        failAt(async (calls, run) => {
+          if (calls !== failAtCall) return run();
+          failed = true;
+          if (landed) await run();
+          throw new Error('EIO');
+        });
+        const file = await AspectsFile.open(dir, { minLogBytes: 150 }).catch(() => null);
+        // A failed update is retried (the repository's repair) before the next one.
+        for (const delta of all) if (file) await file.update(delta).catch(() => file.update(delta));
+        jest.restoreAllMocks();
+        if (!failed) break;
+        const reopened = file ?? (await AspectsFile.open(dir, { minLogBytes: 150 }));
+        if (!file) for (const delta of all) await reopened.update(delta);
+        expect({ failAtCall, list: [...reopened.view()] }).toEqual({ failAtCall, list: final });
+        expect({ failAtCall, list: [...(await AspectsFile.open(dir)).view()] }).toEqual({
+          failAtCall,
           list: final,
         });
       }
