@@ -132,4 +132,45 @@ describe('AspectsFile: the aspect list as a file and a log of changes', () => {
     expect(file.view()).toEqual([aspect('character', ['a'])]);
     expect(JSON.parse(await readFile(join(dir, 'aspects.json'), 'utf8'))).toMatchObject({ schemaVersion: 1 });
   });
+
+  it('keeps an update whose fold failed after a fold that renamed aspects.json but then failed', async () => {
+    const file = await AspectsFile.open(dir, { minLogBytes: 1 });
+    await file.update(whole(ids(0, 1)));
+    let renamed = false;
+    let failTmp = false;
+    let kept = false;
+    // The module object itself (an `import * as` namespace is a copy the store's imports do not read).
+    const fsPromises = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
+    const realOpen = fsPromises.open;
+    const realRename = fsPromises.rename;
+    const rename = jest.spyOn(fsPromises, 'rename').mockImplementation(async (from, to) => {
+      await realRename(from, to);
+      renamed = String(to).endsWith('aspects.json');
+    });
+    const open = jest.spyOn(fsPromises, 'open').mockImplementation(async (path, flags) => {
+      if (String(path) === dir && renamed) {
+        renamed = false;
+        throw Object.assign(new Error('EIO: flushing the folder'), { code: 'EIO' });
+      }
+      if (failTmp && String(path).endsWith('.tmp')) {
+        throw Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' });
+      }
+      return realOpen(path, flags);
+    });
+    try {
+      // Its fold renames a new aspects.json into place, then fails flushing the folder.
+      await file.update(append(1, 50));
+      failTmp = true;
+      // No new aspects.json can be written now: the update either rejects or is kept across a reopen.
+      kept = await file.update(append(51, 1)).then(
+        () => true,
+        () => false,
+      );
+    } finally {
+      open.mockRestore();
+      rename.mockRestore();
+    }
+    expect(file.view()[0]?.rootIds).toEqual(ids(0, kept ? 52 : 51));
+    expect((await AspectsFile.open(dir)).view()[0]?.rootIds).toEqual(ids(0, kept ? 52 : 51));
+  });
 });

@@ -100,6 +100,9 @@ export class AspectsFile {
   private async compact(): Promise<void> {
     const name = `aspects-${randomBytes(6).toString('hex')}.jsonl`;
     const old = this.log;
+    // Until the new pair is in place: a failure may come after the rename (flushing the folder), so appending on to
+    // the old log would write where aspects.json no longer points; the next update compacts first instead.
+    this.log = null;
     this.baseBytes = await writeJsonFileAtomic(join(this.dir, 'aspects.json'), {
       schemaVersion: 1,
       value: this.list,
