@@ -98,6 +98,11 @@ export const Metrics = {
     help: 'Open server-sent-event streams of the gateway.',
     registers,
   }),
+  traceEventsSkipped: new Counter({
+    name: 'novelrag_trace_events_skipped_total',
+    help: 'Trace events the gateway read but did not serve because they did not parse (a newer producer or a contract break).',
+    registers,
+  }),
   httpRequests: new Counter({
     name: 'novelrag_http_requests_total',
     help: 'HTTP requests answered by the gateway, by method and status code.',

@@ -162,4 +162,28 @@ describe('gateway SSE trace (real NATS JetStream)', () => {
       socket.destroy();
     }
   }, 60_000);
+
+  it('skips a stored message that is not a trace event, serves the rest, and counts what it skipped', async () => {
+    const res = await fetch(`${url}/v1/goals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ request: 'another goal' }),
+    });
+    const other = ((await res.json()) as { goalId: string }).goalId;
+    const skipped = async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return Number(/^novelrag_trace_events_skipped_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await skipped();
+    const js = jetstream(nc);
+    const event = (name: string, seq: number) => ({ ...fixture(name), goalId: other, threadId: other, seq });
+    await js.publish(Subjects.trace(other, 'goal.accepted'), JSON.stringify(event('goal-accepted', 0)));
+    // Breaks the contract (a negative seq), then not JSON at all.
+    await js.publish(Subjects.trace(other, 'assessment'), JSON.stringify(event('assessment', -1)));
+    await js.publish(Subjects.trace(other, 'assessment'), 'not json');
+    await js.publish(Subjects.trace(other, 'goal.completed'), JSON.stringify(event('goal-completed', 1)));
+    const events = await readSse(await fetch(`${url}/v1/goals/${other}/events`));
+    expect(events.map((e) => e.event)).toEqual(['goal.accepted', 'goal.completed', 'end']);
+    expect((await skipped()) - before).toBe(2);
+  });
 });

@@ -1,6 +1,7 @@
 import { DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { FINAL_TRACE_KINDS, Streams, TraceEvent } from '@novelrag/contracts';
+import { Metrics } from '@novelrag/telemetry';
 
 export interface TraceItem {
   /** The TRACE stream sequence: the SSE event id, resumable with Last-Event-ID. */
@@ -22,7 +23,8 @@ export interface TraceReadOptions {
 
 /**
  * Replays the TRACE stream for a subject filter from a sequence, then follows it live, as an async iterable (SSE is
- * only the edge). Events that do not parse are skipped (a newer producer's kinds are ignored, never fatal).
+ * only the edge). Events that do not parse are skipped (a newer producer's kinds are ignored, never fatal) and counted
+ * (`novelrag_trace_events_skipped_total`).
  */
 export async function* readTrace(nc: NatsConnection, options: TraceReadOptions): AsyncGenerator<TraceItem> {
   const consumer = await jetstream(nc).consumers.get(options.stream ?? Streams.trace.name, {
@@ -43,7 +45,10 @@ export async function* readTrace(nc: NatsConnection, options: TraceReadOptions):
       } catch {
         parsed = undefined;
       }
-      if (!parsed) continue;
+      if (!parsed) {
+        Metrics.traceEventsSkipped.inc();
+        continue;
+      }
       yield { id: msg.seq, event: parsed };
       if (options.untilFinal && FINAL_TRACE_KINDS.includes(parsed.kind)) return;
     }

@@ -127,4 +127,46 @@ describe('GoalTrace over JetStream: a takeover while the old holder still flushe
     const kinds = (await stored(goalId)).map((e) => (e.kind === 'goal.accepted' ? e.request : e.kind));
     expect(kinds).toEqual(['a']);
   });
+
+  it('replaces a final event that fails the contract by its bare form, so followers still see the end', async () => {
+    const goalId = `bare-${id}`;
+    // The orchestrator's publisher: only final events are checked before they go out.
+    const trace = new GoalTrace(
+      new TracePublisher(nc, { ...options, validate: 'final' }),
+      goalId,
+      goalId,
+      silentLog,
+      usage,
+    );
+    trace.emit(accepted('a'));
+    const finishedAt = new Date().toISOString();
+    trace.emit({
+      kind: 'goal.completed',
+      outcome: {
+        status: 'completed',
+        response: 'the answer',
+        reason: 'done',
+        steps: 2,
+        tokens: { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
+        finishedAt,
+        // Outside the contract (a cited id over 200 characters): readers would skip this event.
+        citations: [{ docId: 'd'.repeat(300), uri: null, quote: 'q', verified: false }],
+      } as never,
+    });
+    await trace.flush();
+    const events = await stored(goalId);
+    expect(events.map((e) => e.kind)).toEqual(['goal.accepted', 'goal.completed']);
+    const last = events[1];
+    expect(last?.kind === 'goal.completed' && last.outcome).toEqual({
+      status: 'completed',
+      response: '',
+      reason: expect.stringMatching(
+        /did not pass the contract \(outcome\.citations.*docId.*goal record/,
+      ) as unknown,
+      steps: 2,
+      tokens: { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
+      finishedAt,
+    });
+    expect(events.map((e) => e.seq)).toEqual([0, 1]);
+  });
 });

@@ -1,4 +1,5 @@
 import type { ContextLogger, QueuedTrace, TracePublisher } from '@novelrag/bus';
+import { z } from 'zod';
 import { GoalTrace } from './trace';
 
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -73,5 +74,34 @@ describe('GoalTrace', () => {
     expect(publisher.lots).toHaveLength(3);
     publisher.answer();
     await trace.flush();
+  });
+
+  it('replaces a final event the contract refused once, and nothing else', async () => {
+    // A publisher whose contract check refuses every event it is given.
+    const kinds: string[] = [];
+    const refusing = {
+      publishAll: (lot: readonly QueuedTrace[]) => {
+        kinds.push(...lot.map((q) => q.draft.kind));
+        const error = z.object({ x: z.string() }).safeParse({}).error;
+        return Promise.resolve(lot.map(() => ({ status: 'rejected' as const, reason: error })));
+      },
+    };
+    const log = { warn: () => undefined } as unknown as ContextLogger;
+    const trace = new GoalTrace(refusing as unknown as TracePublisher, 'g-2', 't-2', log, usage);
+    trace.emit(resolution('a'));
+    trace.emit({
+      kind: 'goal.failed',
+      outcome: {
+        status: 'failed',
+        response: 'r',
+        reason: 'x',
+        steps: 1,
+        tokens: usage,
+        finishedAt: new Date().toISOString(),
+      },
+    });
+    await trace.flush();
+    // The refused `resolution` is not replaced; the refused final event is, once (its bare form was refused too).
+    expect(kinds).toEqual(['resolution', 'goal.failed', 'goal.failed']);
   });
 });

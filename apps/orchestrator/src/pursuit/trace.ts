@@ -7,8 +7,10 @@ import {
   type RefinementDecision,
   type RefinementPlan,
   type TokenUsage,
+  describeIssues,
 } from '@novelrag/contracts';
 import { activeContext } from '@novelrag/telemetry';
+import { z } from 'zod';
 import type { ContextStats, LlmCallInfo, LoopObserver } from '../loop';
 
 /** Events published together at most (their acks awaited together). */
@@ -24,6 +26,35 @@ function lotLength(queue: readonly QueuedTrace[]): number {
   const final = queue.findIndex((q) => FINAL_TRACE_KINDS.includes(q.draft.kind));
   if (final === 0) return 1;
   return Math.min(MAX_LOT, final < 0 ? queue.length : final);
+}
+
+/** The length the reason of a replaced final event keeps of the contract's complaint. */
+const MAX_COMPLAINT_CHARS = 2_000;
+
+/**
+ * A final event that failed the contract, reduced to what a follower needs to stop waiting: the same kind and terminal
+ * status, its steps, tokens and time, and a reason that says why the rest is missing (the goal record holds the full
+ * outcome: it was validated when it was stored, before the event was built). Undefined for any other event: a
+ * non-final event that failed is only logged (readers would have skipped it; nobody waits for it).
+ */
+export function contractSafeFinal(draft: TraceDraft, error: z.ZodError): TraceDraft | undefined {
+  if (!FINAL_TRACE_KINDS.includes(draft.kind) || !('outcome' in draft)) return undefined;
+  const { outcome } = draft;
+  const complaint = describeIssues(error).slice(0, MAX_COMPLAINT_CHARS);
+  return {
+    kind: draft.kind,
+    goalId: draft.goalId,
+    threadId: draft.threadId,
+    ...(draft.step === undefined ? {} : { step: draft.step }),
+    outcome: {
+      status: outcome.status,
+      response: '',
+      reason: `the goal's final trace event did not pass the contract (${complaint}); its outcome is in the goal record`,
+      steps: outcome.steps,
+      tokens: outcome.tokens,
+      finishedAt: outcome.finishedAt,
+    },
+  } as TraceDraft;
 }
 
 type Distribute<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -49,6 +80,8 @@ export class GoalTrace implements LoopObserver {
   private tokens: TokenUsage;
   /** Set by the final event or `close`: nothing more is emitted. */
   private closed = false;
+  /** Set once a final event that failed the contract was replaced by its bare form (`contractSafeFinal`). */
+  private finalReplaced = false;
 
   constructor(
     private readonly publisher: TracePublisher,
@@ -113,6 +146,12 @@ export class GoalTrace implements LoopObserver {
           kind: lot[i]?.draft.kind,
           error: err instanceof Error ? err.message : String(err),
         });
+        const item = lot[i];
+        if (!item || !(err instanceof z.ZodError) || this.finalReplaced) return;
+        const replacement = contractSafeFinal(item.draft, err);
+        if (!replacement) return;
+        this.finalReplaced = true;
+        this.queue.unshift({ draft: replacement, context: item.context });
       });
     }
     this.pumping = undefined;

@@ -158,8 +158,9 @@ export class Orchestrator {
           rag: this.ragDeps(),
         },
       ),
-      // Its events are built here from typed data; their readers validate them (`TracePublisherOptions.validate`).
-      publisher: new TracePublisher(this.nc, { validate: false }),
+      // Its events are built here from typed data; their readers validate them. The final events are checked before
+      // they go out (`TracePublisherOptions.validate`): one a reader would skip leaves a follower waiting.
+      publisher: new TracePublisher(this.nc, { validate: 'final' }),
       model,
       renderer: this.renderer,
       resources: this.resources(),

@@ -113,6 +113,27 @@ describe('TracePublisher (real JetStream)', () => {
     ]);
   });
 
+  it('checking only final events: refuses a final event outside the contract, publishes other events as built', async () => {
+    const publisher = new TracePublisher(nc, { ...options, validate: 'final' });
+    const outside = { ...asking('gfinal', 'x'), source: 'martian' } as never;
+    // Not final: published as built (a reader skips it), and it takes its seq.
+    expect((await publisher.publish(outside)).seq).toBe(0);
+    const badFinal = {
+      kind: 'goal.completed',
+      goalId: 'gfinal',
+      threadId: 'gfinal',
+      outcome: { ...cancelledOutcome, status: 'completed', steps: -1 },
+    } as TraceDraft;
+    await expect(publisher.publish(badFinal)).rejects.toThrow(/steps/);
+    const [refused] = await publisher.publishAll([{ draft: badFinal }]);
+    expect(refused?.status).toBe('rejected');
+    // A refused event took no seq; the stream holds the one published event and no final event.
+    const good = { ...badFinal, outcome: { ...cancelledOutcome, status: 'completed' } } as TraceDraft;
+    expect((await publisher.publish(good)).seq).toBe(1);
+    const events = await stored('gfinal');
+    expect(events.map((e) => [e.seq, e.kind])).toEqual([[1, 'goal.completed']]);
+  });
+
   /** The goal's stored events, in stream order. */
   const stored = async (goalId: string): Promise<TraceEvent[]> => {
     const jsm = await jetstreamManager(nc);

@@ -6,7 +6,14 @@ import {
   jetstreamManager,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { SCHEMA_VERSION, Streams, Subjects, TraceEvent, type TraceKind } from '@novelrag/contracts';
+import {
+  FINAL_TRACE_KINDS,
+  SCHEMA_VERSION,
+  Streams,
+  Subjects,
+  TraceEvent,
+  type TraceKind,
+} from '@novelrag/contracts';
 import { type Context, activeTraceIds, runInContext } from '@novelrag/telemetry';
 import { withTraceHeaders } from '../trace-headers';
 
@@ -25,12 +32,14 @@ export interface TracePublisherOptions {
   /** Delay before the first re-publish of an event whose publish failed (doubled for each further one; default 250). */
   readonly retryDelayMs?: number;
   /**
-   * Whether every event is checked against the TraceEvent contract before it is published (default true: an invalid one
-   * is rejected and gets no seq). A producer that builds its events itself from typed data may turn it off (the
-   * orchestrator does: the check was a few per cent of its CPU per goal): what crosses the bus is validated by its
-   * readers (the gateway's SSE, the CLI, the test harnesses), which skip an event that does not parse.
+   * Which events are checked against the TraceEvent contract before they are published (an invalid one is rejected and
+   * gets no seq): `true` (default) every event; `'final'` only the final events (`FINAL_TRACE_KINDS`, one per goal:
+   * what followers wait for, so one must never be published that readers would skip); `false` none. A producer that
+   * builds its events itself from typed data may check only the final ones (the orchestrator does: checking every
+   * event was a few per cent of its CPU per goal): what crosses the bus is validated by its readers (the gateway's SSE,
+   * the CLI, the test harnesses), which skip an event that does not parse.
    */
-  readonly validate?: boolean;
+  readonly validate?: boolean | 'final';
 }
 
 /** A trace event to publish, with the trace context it was written in (its trace and span ids, its headers). */
@@ -58,7 +67,7 @@ const MAX_TAKEN_SEQS = 3;
  * so numbering continues; each event's `Nats-Msg-Id` is `<goalId>:<seq>`, so re-publishing after a retry is
  * de-duplicated by the stream.
  * `publish` validates the event against the contract first and rejects (never publishes) an invalid one, unless
- * `validate` is off. An event written inside a span carries its trace and span id (and the message its `traceparent`
+ * `validate` leaves that kind out. An event written inside a span carries its trace and span id (and the message its `traceparent`
  * header).
  */
 export class TracePublisher {
@@ -212,7 +221,11 @@ export class TracePublisher {
       seq,
       at: draft.at ?? now(),
     };
-    return this.options.validate === false ? (event as TraceEvent) : TraceEvent.parse(event);
+    const validate = this.options.validate ?? true;
+    if (validate === true || (validate === 'final' && FINAL_TRACE_KINDS.includes(event.kind))) {
+      return TraceEvent.parse(event);
+    }
+    return event as TraceEvent;
   }
 
   /** One publish of `event`; resolves to whether the stream reported its msg id as a duplicate. */
