@@ -124,6 +124,16 @@ export class ResourceRepository {
   }
 
   /**
+   * `execute` with actions worked out by `build` in the write's own turn, from the state every earlier write left: for
+   * a change that depends on what exists (an import that replaces the aspects it finds), which two concurrent callers
+   * must not both work out from the state before either ran. `build` runs synchronously and may read the repository
+   * (`find`, `snapshot`); what it throws is thrown, nothing applied.
+   */
+  async executeBuilt(build: () => readonly unknown[], options: WriteOptions = {}): Promise<ExecuteOutcome> {
+    return this.write('apply', (tx) => this.executeIn(tx, parseActions(build()), options));
+  }
+
+  /**
    * `execute` at most once per idempotency key: the first call applies the actions and records the key with the
    * reply `idempotency.reply` builds, in the same durable write; a later call with the key (a retry, possibly after
    * a restart) applies nothing and returns the recorded reply, whatever its actions are. Keys are forgotten past

@@ -169,8 +169,17 @@ export class RepositoryResourceService implements ResourceService {
   import(request: RequestOf<'import'>, signal?: AbortSignal) {
     return this.run('import', request, signal, async (parsed) => {
       const exists = (name: string) => this.repository.find(`/${name}`) !== null;
-      const { actions, elements } = importActions(parsed, exists);
-      await this.repository.execute(actions, { group: `import-${Date.now().toString(36)}` });
+      let elements = 0;
+      // Which aspects exist is read in the write's own turn: two concurrent `replace` imports of one aspect then run
+      // one after the other (the last one's content wins), instead of both planning from the state before either.
+      await this.repository.executeBuilt(
+        () => {
+          const plan = importActions(parsed, exists);
+          elements = plan.elements;
+          return plan.actions;
+        },
+        { group: `import-${Date.now().toString(36)}` },
+      );
       return { aspects: parsed.aspects.length, elements };
     });
   }

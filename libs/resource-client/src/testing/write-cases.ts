@@ -135,4 +135,26 @@ export function registerWriteCases(ctx: () => ContractContext): void {
     await ctx().service.import({ schemaVersion: 1, aspects: single, mode: 'replace' });
     await expect(ctx().service.find({ uri: `/${renamed}` })).resolves.toMatchObject({ rootIds: ['lin_wu'] });
   });
+
+  it('import: concurrent replace imports of one aspect both succeed, and the aspect holds one of them whole', async () => {
+    const source = ctx().unique('people');
+    await writeWorld(ctx(), source);
+    const [dump] = (await ctx().service.export({ aspects: [source] })).aspects;
+    if (!dump) throw new Error(`the export of ${source} is empty`);
+    const name = ctx().unique('imported'); // absent: both imports find no aspect to replace before either ran
+    const shaped = (elements: typeof dump.elements) => ({
+      schemaVersion: 1 as const,
+      aspects: [{ ...dump, aspect: { ...dump.aspect, name }, elements }],
+      mode: 'replace' as const,
+    });
+    const results = await Promise.allSettled([
+      ctx().service.import(shaped(dump.elements.slice(0, 1))),
+      ctx().service.import(shaped(dump.elements.slice(1))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    const rootIds = ((await ctx().service.find({ uri: `/${name}` })) as { rootIds: string[] }).rootIds;
+    const first = dump.elements.slice(0, 1).map((e) => e.id);
+    const second = dump.elements.slice(1).map((e) => e.id);
+    expect([first, second]).toContainEqual(rootIds);
+  });
 }
