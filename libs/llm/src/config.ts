@@ -58,7 +58,7 @@ export const LlmEnv = z.object({
     .pipe(z.enum(['http', 'fetch']).optional())
     .transform((v) => v ?? 'http')
     .describe(
-      "How chat requests reach the provider: `http` (node:http with keep-alive, about half the client CPU per call) or `fetch` (Node's built-in fetch, which honours `NODE_USE_ENV_PROXY`: use it behind an outbound proxy).",
+      "How chat requests reach the provider: `http` (node:http with keep-alive, about half the client CPU per call) or `fetch` (Node's built-in fetch). Both honour an outbound proxy from `HTTP_PROXY`/`HTTPS_PROXY`/`NO_PROXY` when `NODE_USE_ENV_PROXY=1`.",
     ),
   NOVELRAG_EMBEDDING_MODEL: optionalString.describe(
     'OpenAI-compatible `/v1/embeddings` model for the resource-service; default: a local hashed n-gram embedder.',

@@ -140,3 +140,46 @@ describe('nodeHttpFetch failures', () => {
     });
   });
 });
+
+describe('nodeHttpFetch behind an outbound proxy', () => {
+  /** A forward proxy for plain HTTP: it answers itself, naming the absolute URL it was asked for. */
+  const proxy = () =>
+    started((req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ proxied: req.url }));
+    });
+
+  it('goes through HTTP_PROXY when Node is told to use the environment proxy (NODE_USE_ENV_PROXY=1)', async () => {
+    const via = await proxy();
+    const target = await started((_req, _body, res) => res.end('{"proxied":null}'));
+    const env = { NODE_USE_ENV_PROXY: '1', HTTP_PROXY: via.url };
+    const res = await nodeHttpFetch({ env, execArgv: [] })(`${target.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(await res.json()).toEqual({ proxied: `${target.url}/v1/chat/completions` });
+    expect(target.connections()).toBe(0);
+  });
+
+  it('goes straight to the provider when Node is not told to, or the host is in NO_PROXY', async () => {
+    const via = await proxy();
+    const target = await started((_req, _body, res) => res.end('{"proxied":null}'));
+    const call = (env: NodeJS.ProcessEnv) =>
+      nodeHttpFetch({ env, execArgv: [] })(`${target.url}/x`, { method: 'POST', body: '{}' }).then(
+        (r) => r.json() as Promise<unknown>,
+      );
+    await expect(call({ HTTP_PROXY: via.url })).resolves.toEqual({ proxied: null });
+    await expect(
+      call({ NODE_USE_ENV_PROXY: '1', HTTP_PROXY: via.url, NO_PROXY: '127.0.0.1' }),
+    ).resolves.toEqual({
+      proxied: null,
+    });
+    await expect(
+      nodeHttpFetch({ env: { HTTP_PROXY: via.url }, execArgv: ['--use-env-proxy'] })(`${target.url}/y`, {
+        method: 'POST',
+        body: '{}',
+      }).then((r) => r.json() as Promise<unknown>),
+    ).resolves.toEqual({ proxied: `${target.url}/y` });
+    expect(via.connections()).toBe(1);
+  });
+});

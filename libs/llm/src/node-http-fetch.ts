@@ -102,14 +102,37 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
+/** Where Node's built-in proxy support is read from (tests pass their own). */
+export interface ProxySettings {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly execArgv?: readonly string[];
+}
+
+/**
+ * The environment the agents take their proxy from when Node is told to use the environment's proxy
+ * (`NODE_USE_ENV_PROXY=1` or `--use-env-proxy`, as for the global fetch): `HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`.
+ * Node's global agents do that themselves; agents built by hand only with `proxyEnv`.
+ */
+function proxyEnvOf({
+  env = process.env,
+  execArgv = process.execArgv,
+}: ProxySettings): NodeJS.ProcessEnv | undefined {
+  const flag = (args: readonly string[]) => args.includes('--use-env-proxy');
+  const on = env.NODE_USE_ENV_PROXY === '1' || flag(execArgv) || flag((env.NODE_OPTIONS ?? '').split(/\s+/));
+  return on ? env : undefined;
+}
+
 /**
  * A `fetch` over node:http/https with one keep-alive agent each (their sockets are reused across calls). Use one per
- * client. Falls back to the global fetch for a `Request` input or a body node:http cannot write as it is.
+ * client. Falls back to the global fetch for a `Request` input or a body node:http cannot write as it is. Honours the
+ * environment's proxy like the global fetch when Node is told to (`NODE_USE_ENV_PROXY=1`).
  */
-export function nodeHttpFetch(): typeof fetch {
+export function nodeHttpFetch(proxy: ProxySettings = {}): typeof fetch {
+  const proxyEnv = proxyEnvOf(proxy);
+  const options = { keepAlive: true, ...(proxyEnv ? { proxyEnv } : {}) };
   const agents = {
-    'http:': new http.Agent({ keepAlive: true }),
-    'https:': new https.Agent({ keepAlive: true }),
+    'http:': new http.Agent(options),
+    'https:': new https.Agent(options),
   };
   return (async (input: FetchInput, init: FetchInit = {}): Promise<Response> => {
     const body = sendableBody(init.body);
