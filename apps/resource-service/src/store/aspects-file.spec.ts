@@ -43,6 +43,28 @@ describe('AspectsFile: the aspect list as a file and a log of changes', () => {
     return log ? (await stat(log).catch(() => ({ size: 0 }))).size : 0;
   };
 
+  it('refuses a folder whose named log is missing, instead of reading it as empty', async () => {
+    const file = await AspectsFile.open(dir);
+    await file.update(whole(['a']));
+    await file.update(append(1, 1));
+    const log = await logOf();
+    expect(log).toBeDefined();
+    await rm(log as string);
+    await expect(AspectsFile.open(dir)).rejects.toThrow(
+      /names the log aspects-[0-9a-f]+\.jsonl, which is missing/,
+    );
+  });
+
+  it('opens a folder of the earlier build whose named log was never created (no change since its last fold)', async () => {
+    const old = [aspect('character', ['a'])];
+    const log = 'aspects-0123456789ab.jsonl';
+    await writeFile(join(dir, 'aspects.json'), JSON.stringify({ schemaVersion: 1, value: old, log }));
+    const file = await AspectsFile.open(dir);
+    expect(file.view()).toEqual(old);
+    await file.update(append(1, 1));
+    expect((await AspectsFile.open(dir)).view()).toEqual([aspect('character', ['a', ...ids(1, 1)])]);
+  });
+
   it('opens a folder written before logs existed and keeps its changes across reopens', async () => {
     const old = [aspect('character', ['a', 'b']), aspect('outline', ['o1'])];
     await writeFile(join(dir, 'aspects.json'), JSON.stringify({ schemaVersion: 1, value: old }));

@@ -14,6 +14,8 @@ const AspectsDocument = z.object({
   schemaVersion: z.literal(1), // META_SCHEMA_VERSION, like every file of the meta folder
   value: z.array(AspectRecord),
   log: z.string().regex(LOG_NAME).optional(),
+  /** The log was created (empty, flushed) before this document named it: a missing log is then a damaged folder. */
+  logCreated: z.literal(true).optional(),
 });
 
 interface LogState {
@@ -34,7 +36,8 @@ interface LogState {
  * Crash safety: the new `aspects.json` is renamed into place before the old log is removed, so the pair on disk is
  * always consistent; a torn last line (a crash during an append) is ignored when opening: its write had not
  * finished, and the repository replays it from its journal. Opening folds a non-empty log at once, so no later
- * line follows a torn one.
+ * line follows a torn one. A log is created before `aspects.json` names it, so opening refuses a folder whose named
+ * log is missing (changed outside the service) instead of reading it as empty.
  */
 export class AspectsFile {
   private constructor(
@@ -53,11 +56,17 @@ export class AspectsFile {
     const parsed = raw === null ? null : AspectsDocument.safeParse(raw);
     if (parsed && !parsed.success) throw new Error(`${path} is not a version 1 aspects document`);
     const document = parsed?.success ? parsed.data : { value: [], log: undefined };
-    const text = document.log ? await readLog(join(dir, document.log)) : '';
+    const logText = document.log ? await readLog(join(dir, document.log)) : '';
+    if (logText === null && 'logCreated' in document && document.logCreated) {
+      throw new Error(
+        `${path} names the log ${document.log}, which is missing: the folder was changed outside the service (restore the file from a backup)`,
+      );
+    }
+    const text = logText ?? ''; // written by a build that created the log at its first change: none yet
     const file = new AspectsFile(
       dir,
       foldLog(document.value, text, document.log ?? ''),
-      document.log ? { name: document.log, bytes: Buffer.byteLength(text), created: text.length > 0 } : null,
+      document.log ? { name: document.log, bytes: Buffer.byteLength(text), created: logText !== null } : null,
       0,
       options.minLogBytes ?? MIN_LOG_BYTES,
     );
@@ -103,12 +112,16 @@ export class AspectsFile {
     // Until the new pair is in place: a failure may come after the rename (flushing the folder), so appending on to
     // the old log would write where aspects.json no longer points; the next update compacts first instead.
     this.log = null;
+    // The log exists before aspects.json names it (the rename's folder flush makes both entries durable), so a log
+    // found missing on opening is damage, not a log nothing was written to yet.
+    await appendFileDurable(join(this.dir, name), '', false);
     this.baseBytes = await writeJsonFileAtomic(join(this.dir, 'aspects.json'), {
       schemaVersion: 1,
       value: this.list,
       log: name,
+      logCreated: true,
     });
-    this.log = { name, bytes: 0, created: false };
+    this.log = { name, bytes: 0, created: true };
     if (old) await rm(join(this.dir, old.name), { force: true }).catch(() => undefined);
   }
 
@@ -119,11 +132,12 @@ export class AspectsFile {
   }
 }
 
-async function readLog(path: string): Promise<string> {
+/** The log's text; null when the file is missing. */
+async function readLog(path: string): Promise<string | null> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
 }
