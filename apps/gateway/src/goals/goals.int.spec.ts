@@ -1,5 +1,8 @@
 import 'reflect-metadata';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { startService, type RunningService } from '@novelrag/bus';
+import { Streams } from '@novelrag/contracts';
 import { startNats, type NatsServerHandle } from '@novelrag/testkit';
 import { gatewayDefinition } from '../service.definition';
 
@@ -9,6 +12,7 @@ describe('gateway goals API over HTTP (real NATS, JetStream and KV)', () => {
   let nats: NatsServerHandle;
   let gateway: RunningService<object>;
   let url: string;
+  let nc: NatsConnection;
 
   const http = (path: string, init: RequestInit & { key?: string | null } = {}) => {
     const { key = KEY, headers, ...rest } = init;
@@ -34,9 +38,11 @@ describe('gateway goals API over HTTP (real NATS, JetStream and KV)', () => {
       NOVELRAG_BODY_LIMIT_BYTES: '4096',
     });
     url = gateway.url!;
+    nc = await connect({ servers: nats.url });
   });
 
   afterAll(async () => {
+    await nc?.close();
     await gateway?.close();
     await nats?.stop();
   });
@@ -87,6 +93,35 @@ describe('gateway goals API over HTTP (real NATS, JetStream and KV)', () => {
     const c = await post('/v1/goals', { goal: 'Something else' }, { headers });
     expect(c.status).toBe(409);
     expect(await c.json()).toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('goals submitted together (many in flight, some with one Idempotency-Key) are each stored and queued once', async () => {
+    // The gateway sends the acceptances of requests read in one event-loop turn to NATS together: each must still get
+    // its own record and GOALS message, and the keyed repeats one goal.
+    const jsm = await jetstreamManager(nc);
+    const queuedBefore = (await jsm.streams.info(Streams.goals.name)).state.messages;
+    const keyed = { headers: { 'idempotency-key': 'together-1' } };
+    const responses = await Promise.all([
+      ...Array.from({ length: 20 }, (_, i) =>
+        post('/v1/goals', { goal: `together ${i}`, threadId: 'together' }),
+      ),
+      ...Array.from({ length: 4 }, () =>
+        post('/v1/goals', { goal: 'together keyed', threadId: 'together' }, keyed),
+      ),
+    ]);
+    expect(responses.map((r) => r.status)).toEqual(Array(24).fill(202));
+    const ids = await Promise.all(
+      responses.map(async (r) => ((await r.json()) as { goalId: string }).goalId),
+    );
+    expect(new Set(ids.slice(0, 20)).size).toBe(20);
+    expect(new Set(ids.slice(20)).size).toBe(1);
+    const list = (await (await http('/v1/goals?threadId=together&limit=100')).json()) as {
+      goals: { goalId: string; status: string; goal: string }[];
+    };
+    expect(list.goals.map((g) => g.goalId).sort()).toEqual([...new Set(ids)].sort());
+    expect(list.goals.every((g) => g.status === 'queued')).toBe(true);
+    // One GOALS message per goal: the keyed repeats were published again and dropped by the stream as duplicates.
+    expect((await jsm.streams.info(Streams.goals.name)).state.messages - queuedBefore).toBe(21);
   });
 
   it('lists with cursor pagination and filters', async () => {

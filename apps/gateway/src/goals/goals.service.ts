@@ -38,6 +38,8 @@ export type PublicGoal = Omit<GoalRecord, 'revision'>;
 @Injectable()
 export class GoalsService implements OnApplicationBootstrap {
   private store: GoalStore | undefined;
+  /** The acceptances of this event-loop turn wait for it together (see `sameTurn`). */
+  private turn: Promise<void> | undefined;
 
   constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
 
@@ -88,6 +90,7 @@ export class GoalsService implements OnApplicationBootstrap {
       agent: dto.agent ?? DEFAULT_AGENT_KIND,
     };
     try {
+      await this.sameTurn();
       const { record, created } = await acceptGoal(this.nc, this.goals(), submission);
       return { goal: strip(record), created };
     } catch (err) {
@@ -98,6 +101,21 @@ export class GoalsService implements OnApplicationBootstrap {
       }
       throw err;
     }
+  }
+
+  /**
+   * Resolves once the requests read in this event-loop turn have been handled up to here, for all of them at once: their
+   * acceptances then run in step, so the NATS client sends their KV creates (and, as the acks come back together, their
+   * GOALS publishes) in one socket write instead of one write per goal. Each goal still does both round trips in order.
+   */
+  private sameTurn(): Promise<void> {
+    this.turn ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.turn = undefined;
+        resolve();
+      }),
+    );
+    return this.turn;
   }
 
   async get(goalId: string): Promise<PublicGoal> {
