@@ -294,11 +294,19 @@ export class RemoteToolExecutor implements ToolExecutor {
   }
 }
 
-/** The last epoch millisecond formatted, and its ISO form: calls that end in the same millisecond share it. */
-let lastIso: { readonly ms: number; readonly iso: string } = { ms: Number.NaN, iso: '' };
+/**
+ * The last epoch milliseconds formatted, with their ISO forms: calls that start or end in the same millisecond share
+ * them. Two slots, because each outcome formats its start and then its end: with one, calls ending together (a reply
+ * batch) alternate between those two instants and format every time.
+ */
+let recentIso = { ms: Number.NaN, iso: '' };
+let olderIso = recentIso;
 function isoTime(ms: number): string {
-  if (ms !== lastIso.ms) lastIso = { ms, iso: new Date(ms).toISOString() };
-  return lastIso.iso;
+  if (ms === recentIso.ms) return recentIso.iso;
+  if (ms === olderIso.ms) return olderIso.iso;
+  olderIso = recentIso;
+  recentIso = { ms, iso: new Date(ms).toISOString() };
+  return recentIso.iso;
 }
 
 /** The release of a call that names no resource: it entered no lane (and did not wait a turn to find that out). */

@@ -58,7 +58,7 @@ export async function sendAttempt(
   options: AttemptOptions,
 ): Promise<AttemptEnd> {
   const { tool } = invocation;
-  const subject = Subjects.toolInvoke(tool);
+  const subject = invokeSubjectOf(tool);
   let lost: Abandonment | undefined;
   const { claimWatch, signal } = options;
   // Computed before anything is started that only the `finally` below stops (a throwing clock leaks nothing).
@@ -75,7 +75,7 @@ export async function sendAttempt(
         giveUp();
       })
     : undefined;
-  signal?.addEventListener('abort', giveUp, { once: true });
+  const stopListening = signal ? onAbort(signal, giveUp) : undefined;
   try {
     // No headers while no span is active (tracing off): `headers` is then undefined, which the client ignores.
     const request = nc.request(subject, JSON.stringify(invocation), {
@@ -99,9 +99,59 @@ export async function sendAttempt(
       return failed('TIMEOUT', `no reply from ${tool} within its deadline of ${options.budgetMs} ms`);
     return { kind: 'failed', error: mapped };
   } finally {
-    signal?.removeEventListener('abort', giveUp);
+    stopListening?.();
     stopWatch?.();
   }
+}
+
+/** The invoke subject of each tool called so far: building one checks the name (a regular expression, via zod). */
+const invokeSubjects = new Map<string, string>();
+const MAX_INVOKE_SUBJECTS = 1_000;
+
+function invokeSubjectOf(tool: string): string {
+  let subject = invokeSubjects.get(tool);
+  if (subject === undefined) {
+    subject = Subjects.toolInvoke(tool);
+    if (invokeSubjects.size >= MAX_INVOKE_SUBJECTS) invokeSubjects.clear();
+    invokeSubjects.set(tool, subject);
+  }
+  return subject;
+}
+
+/** The attempts waiting on a goal signal, behind its one listener (see onAbort). */
+interface AbortWaiters {
+  readonly fns: Set<() => void>;
+  readonly listener: () => void;
+}
+const abortWaiters = new WeakMap<AbortSignal, AbortWaiters>();
+
+/**
+ * Calls `fn` when `signal` aborts, until the returned function is called. One `abort` listener per signal while any
+ * attempt waits on it, however many do (the calls of a goal share its signal and run in parallel), removed when the
+ * last one stops waiting, so nothing stays on a goal's signal between calls: adding and removing an EventTarget
+ * listener per attempt cost more than the rest of an attempt's bookkeeping. Like a listener, `fn` is not called for a
+ * signal that aborted already.
+ */
+export function onAbort(signal: AbortSignal, fn: () => void): () => void {
+  let waiters = abortWaiters.get(signal);
+  if (!waiters) {
+    const fns = new Set<() => void>();
+    const listener = () => {
+      abortWaiters.delete(signal);
+      for (const waiter of [...fns]) waiter();
+    };
+    waiters = { fns, listener };
+    abortWaiters.set(signal, waiters);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  const own = () => fn(); // a distinct entry even when one function waits twice
+  const { fns, listener } = waiters;
+  fns.add(own);
+  return () => {
+    if (!fns.delete(own) || fns.size > 0 || abortWaiters.get(signal) !== waiters) return;
+    abortWaiters.delete(signal);
+    signal.removeEventListener('abort', listener);
+  };
 }
 
 /**
