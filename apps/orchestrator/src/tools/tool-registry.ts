@@ -25,7 +25,10 @@ export interface ToolRegistryOptions {
   readonly log: ContextLogger;
 }
 
-/** How often one tool name the catalog does not offer may trigger a discovery (see `discoverFor`). */
+/**
+ * How often one tool name the catalog does not offer may trigger a discovery (see `discoverFor`), and a goal that
+ * starts while no tool is known (see `ensureDiscovered`).
+ */
 export const NAME_LOOKUP_INTERVAL_MS = 5_000;
 /** Default of `ToolRegistryOptions.missesBeforeUnavailable`. */
 export const MISSES_BEFORE_UNAVAILABLE = 3;
@@ -68,6 +71,8 @@ export class ToolRegistry {
   /** When a name was last looked for by `discoverFor` (epoch ms). */
   private readonly lookedFor = new Map<string, number>();
   private refusedNow: readonly RefusedToolEndpoint[] = [];
+  /** When the last discovery ended (epoch ms; -Infinity before the first). */
+  private discoveredAt = -Infinity;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -118,9 +123,16 @@ export class ToolRegistry {
     return this.inFlight;
   }
 
-  /** Before a goal starts: discovers now when no tool is known yet (e.g. the orchestrator booted before any runner). */
+  /**
+   * Before a goal starts: discovers now when no tool is known yet (e.g. the orchestrator booted before any runner), at
+   * most once per `NAME_LOOKUP_INTERVAL_MS` after the last one that ended. A bus without tools would otherwise make
+   * every goal wait out a whole discovery (it ends only after a quiet gap of 100 ms or more), and a burst of goals
+   * pay it again wave after wave; tool hosts that start later announce themselves (`novelrag.tools.changed`), and the
+   * periodic refresh finds those that do not.
+   */
   async ensureDiscovered(): Promise<void> {
-    if (this.known.size === 0) await this.refresh();
+    if (this.known.size > 0) return;
+    if (Date.now() - this.discoveredAt >= NAME_LOOKUP_INTERVAL_MS) await this.refresh();
   }
 
   private refreshAfterChange(): Promise<void> {
@@ -149,6 +161,7 @@ export class ToolRegistry {
         });
       this.refusedNow = refused;
       this.rebuild();
+      this.discoveredAt = Date.now();
     } catch (err) {
       this.options.log.warn('tool discovery failed', {
         error: err instanceof Error ? err.message : String(err),
