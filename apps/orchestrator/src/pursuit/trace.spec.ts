@@ -74,4 +74,17 @@ describe('GoalTrace', () => {
     publisher.answer();
     await trace.flush();
   });
+
+  it('puts events emitted a few promise steps apart (a model reply, then what the phase made of it) in one lot', async () => {
+    const publisher = new HeldPublisher();
+    const log = { warn: () => undefined } as unknown as ContextLogger;
+    const trace = new GoalTrace(publisher as unknown as TracePublisher, 'g-1', 't-1', log, usage);
+    trace.emit(resolution('llm.call'));
+    for (let step = 0; step < 5; step++) await Promise.resolve();
+    trace.emit(resolution('assessment'));
+    await new Promise((r) => setImmediate(r));
+    expect(publisher.lots).toEqual([['llm.call', 'assessment']]);
+    publisher.answer();
+    await trace.flush();
+  });
 });

@@ -97,7 +97,9 @@ export class GoalTrace implements LoopObserver {
 
   /** Publishes the queue lot by lot until it is empty. */
   private async pump(): Promise<void> {
-    await Promise.resolve(); // the events emitted in the same turn join the first lot
+    // The events emitted before the event loop moves on join the first lot: with a model's reply, its `llm.call` and
+    // what the phase makes of it (assessment, plan, decision) are a few promise steps apart, one lot rather than two.
+    await new Promise((resolve) => setImmediate(resolve));
     while (this.queue.length > 0) {
       const lot = this.queue.splice(0, lotLength(this.queue));
       const results = await this.publisher
