@@ -235,18 +235,24 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
     await service.stop();
   });
 
-  it('while nothing is known, discovers before a goal at most once per lookup interval', async () => {
+  it('while nothing is known, a goal waits for no discovery once one ended; one runs behind it at most every interval', async () => {
     let now = 1_000_000;
     const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
     try {
       const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, log });
-      await registry.ensureDiscovered(); // nothing on the bus yet
+      const discoveries = jest.spyOn(registry, 'refresh');
+      await registry.ensureDiscovered(); // none ended yet: the goal waits for this one (nothing on the bus)
+      expect(discoveries).toHaveBeenCalledTimes(1);
       const service = await serve('quiet', ['zeta']); // a host that does not announce itself
       now += NAME_LOOKUP_INTERVAL_MS - 1;
-      await registry.ensureDiscovered(); // the empty answer is recent: the goal does not wait for another
+      await registry.ensureDiscovered(); // the empty answer is recent: no discovery, and the goal does not wait
+      expect(discoveries).toHaveBeenCalledTimes(1);
       expect(registry.live().isAvailable('zeta')).toBe(false);
       now += 1;
-      await registry.ensureDiscovered();
+      await registry.ensureDiscovered(); // due: one starts behind the goal, which does not wait for it
+      expect(discoveries).toHaveBeenCalledTimes(2);
+      expect(registry.live().isAvailable('zeta')).toBe(false);
+      await registry.refresh(); // joins the discovery in flight
       expect(registry.live().isAvailable('zeta')).toBe(true);
       await service.stop();
     } finally {

@@ -27,7 +27,7 @@ export interface ToolRegistryOptions {
 
 /**
  * How often one tool name the catalog does not offer may trigger a discovery (see `discoverFor`), and a goal that
- * starts while no tool is known (see `ensureDiscovered`).
+ * starts while no tool is known a background one (see `ensureDiscovered`).
  */
 export const NAME_LOOKUP_INTERVAL_MS = 5_000;
 /** Default of `ToolRegistryOptions.missesBeforeUnavailable`. */
@@ -124,15 +124,17 @@ export class ToolRegistry {
   }
 
   /**
-   * Before a goal starts: discovers now when no tool is known yet (e.g. the orchestrator booted before any runner), at
-   * most once per `NAME_LOOKUP_INTERVAL_MS` after the last one that ended. A bus without tools would otherwise make
-   * every goal wait out a whole discovery (it ends only after a quiet gap of 100 ms or more), and a burst of goals
-   * pay it again wave after wave; tool hosts that start later announce themselves (`novelrag.tools.changed`), and the
-   * periodic refresh finds those that do not.
+   * Before a goal starts, while no tool is known: waits for a discovery only as long as none has ended yet (the one at
+   * start failed, or `start` was not called); after that it starts one in the background, at most once per
+   * `NAME_LOOKUP_INTERVAL_MS`, and the goal goes on. A bus without tools would otherwise make every burst of goals
+   * wait out a whole discovery (it ends only after a quiet gap of 100 ms or more) to find nothing again. Tool hosts
+   * that start later announce themselves (`novelrag.tools.changed`); those that do not are found by that background
+   * discovery, the periodic refresh, or `discoverFor` once the model names one of their tools.
    */
   async ensureDiscovered(): Promise<void> {
     if (this.known.size > 0) return;
-    if (Date.now() - this.discoveredAt >= NAME_LOOKUP_INTERVAL_MS) await this.refresh();
+    if (this.discoveredAt === -Infinity) return this.refresh();
+    if (Date.now() - this.discoveredAt >= NAME_LOOKUP_INTERVAL_MS) void this.refresh();
   }
 
   private refreshAfterChange(): Promise<void> {
