@@ -87,4 +87,15 @@ describe('GoalTrace', () => {
     publisher.answer();
     await trace.flush();
   });
+
+  it('sends a final event at once when nothing is being stored: it is a lot of its own', async () => {
+    const publisher = new HeldPublisher();
+    const log = { warn: () => undefined } as unknown as ContextLogger;
+    const trace = new GoalTrace(publisher as unknown as TracePublisher, 'g-1', 't-1', log, usage);
+    trace.emit({ kind: 'goal.completed', outcome: {} } as never);
+    for (let step = 0; step < 2; step++) await Promise.resolve();
+    expect(publisher.lots).toHaveLength(1);
+    publisher.answer();
+    await trace.flush();
+  });
 });
