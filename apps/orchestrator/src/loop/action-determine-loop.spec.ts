@@ -271,6 +271,27 @@ describe('ActionDetermineLoop: seed 002 edge cases', () => {
     t.model.assertDone();
   });
 
+  it('renders the context again only when a plan changed it: a discovery that asks for nothing reuses its rendering', async () => {
+    const t = setup([
+      assess(),
+      discover({ search_queries: ['余归'] }),
+      relevance(),
+      discover(),
+      finalize('success', '余归 is the protagonist.'),
+      approve(),
+    ]);
+    await t.run();
+    t.model.assertDone();
+    // Iteration 1: for discovery, then after its search (for relevance); iteration 2: for discovery, which the decision
+    // reuses (the search hit is in it).
+    expect(t.resources.segmentRequests.map((r) => r.segments.map((s) => s.uri))).toEqual([
+      ['/'],
+      ['/', '/character/yu_gui', '/faction/azure_sect'],
+      ['/', '/character/yu_gui', '/faction/azure_sect'],
+    ]);
+    expect(prompt(t.model, 4)).toMatch(/segment #\d: \/character\/yu_gui/);
+  });
+
   it('context discovery finds nothing: proceeds to the decision with the context it has', async () => {
     const t = setup([
       assess(),

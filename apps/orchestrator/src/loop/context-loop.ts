@@ -32,6 +32,9 @@ export interface ContextRoundInput {
  * `iter`), so the same cap bounds the context loop and the decision loop.
  */
 export class ContextLoop {
+  /** The current iteration's last snapshot, with the workspace it showed (`ResourceContext.snapshotKey`). */
+  private last: { readonly key: string; readonly snapshot: ContextSnapshot } | undefined;
+
   constructor(
     private readonly calls: ModelCalls,
     private readonly context: ResourceContext,
@@ -48,7 +51,7 @@ export class ContextLoop {
     let iteration = startIteration;
     for (;;) {
       iteration += 1;
-      const before = await this.snapshot(input.signal);
+      const before = await this.snapshot(input.signal, false);
       const plan = await inPhase('discovery', iteration, () => this.discover(input, before));
       if (plan === null) break;
       safely(() => this.observer?.discoveryPlan(iteration, plan));
@@ -56,7 +59,7 @@ export class ContextLoop {
       safely(() => this.observer?.contextUpdated(iteration, this.context.stats()));
       if (!discoveryNeedsRefinement(plan)) break;
       if (iteration >= this.maxIterations) break; // discovery applied, relevance skipped (as the original)
-      const loaded = await this.snapshot(input.signal);
+      const loaded = await this.snapshot(input.signal, true);
       const relevance = await inPhase('relevance', iteration, () =>
         this.relevance(input, loaded, plan.discovery_analysis),
       );
@@ -65,7 +68,7 @@ export class ContextLoop {
       this.applyRelevance(relevance, input.ctx, iteration);
       safely(() => this.observer?.contextUpdated(iteration, this.context.stats()));
     }
-    return { iteration, snapshot: await this.snapshot(input.signal) };
+    return { iteration, snapshot: await this.snapshot(input.signal, true) };
   }
 
   /** Searches (skipping exact repeats), loads and expansions, shared by discovery plans and refine hints. */
@@ -106,8 +109,16 @@ export class ContextLoop {
     await cancellable(input.signal, () => find(missing).catch(() => undefined));
   }
 
-  private snapshot(signal: AbortSignal | undefined): Promise<ContextSnapshot> {
-    return cancellable(signal, () => this.context.snapshot(signal));
+  /**
+   * The visible segments, rendered by the resource-service. Each iteration starts from a fresh rendering; later in the
+   * same iteration (`reuse`), a workspace that the plans left as it was (a discovery that asked for nothing new, as
+   * most last rounds do) is shown as rendered then, one model call earlier, instead of being rendered again.
+   */
+  private async snapshot(signal: AbortSignal | undefined, reuse: boolean): Promise<ContextSnapshot> {
+    if (reuse && this.last?.key === this.context.snapshotKey()) return this.last.snapshot;
+    const snapshot = await cancellable(signal, () => this.context.snapshot(signal));
+    this.last = { key: this.context.snapshotKey(), snapshot };
+    return snapshot;
   }
 
   private applyDiscovery(plan: DiscoveryPlan, input: ContextRoundInput): Promise<void> {

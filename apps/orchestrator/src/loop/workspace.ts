@@ -159,6 +159,12 @@ export class ResourceContext {
     this.state.expandedTools = this.state.expandedTools.filter((n) => !drop.has(n));
   }
 
+  /** What `snapshot` depends on here: equal keys, the same request and the same nonexistent URIs. */
+  snapshotKey(): string {
+    const { segments, excludedUris, nonexistentUris } = this.state;
+    return JSON.stringify([segments, excludedUris, nonexistentUris]);
+  }
+
   /**
    * Renders the visible segments through the resource-service. URIs that do not resolve leave the segment list and are
    * remembered as nonexistent. Rejects with the service's coded error.

@@ -44,15 +44,23 @@ export async function pursueGoal(
     });
     if (!held) return deliveryOf(stop.reason ?? { kind: 'thread_busy' });
     try {
+      // What the pursuit reads once it holds the thread, all at once (three round trips in the time of one): the goal
+      // record again, where the goal's trace numbering continues (after whoever traced it before), and the thread.
+      // A failed read rejects where it is awaited (the catches only keep it from counting as unhandled meanwhile).
+      const numbering = publisher.continueNumbering(record.goalId);
+      const thread = deps.threads.get(record.threadId);
+      numbering.catch(() => undefined);
+      thread.catch(() => undefined); // awaited by the pursuit; a goal that ended meanwhile never reads it
       record = (await store.get(submission.goalId, record)) ?? record; // not parsed again when unchanged
       // Cancelled by the gateway while it waited for the thread (or ended by an earlier delivery meanwhile).
       if (isTerminalStatus(record.status)) {
+        await numbering.catch(() => undefined); // settled: settleFinished reads the stored trace itself
         await settleFinished(record, deps);
         return deliveryOf(FINISHED);
       }
-      await publisher.continueNumbering(record.goalId); // after whoever traced this goal before
+      await numbering;
       unfollow.push(stop.follow(held.lost, { kind: 'lease_lost' }));
-      return await new PursuitRun(submission, record, delivery, deps, stop).execute();
+      return await new PursuitRun(submission, record, delivery, deps, stop, thread).execute();
     } finally {
       publisher.forget(record.goalId);
       await held.release().catch(() => undefined);

@@ -4,6 +4,7 @@ import {
   type GoalOutcome,
   type GoalRecord,
   type GoalSubmission,
+  type ThreadRecord,
   errorEnvelope,
   errorReply,
 } from '@novelrag/contracts';
@@ -55,6 +56,8 @@ export class PursuitRun implements RunningGoal {
     private readonly delivery: Delivery,
     private readonly deps: PursuitDeps,
     private readonly stop: PursuitStop,
+    /** The goal's thread, read once the thread was held (alongside the goal record). */
+    private readonly thread: Promise<ThreadRecord>,
   ) {
     this.goalId = record.goalId;
     const tokenBudget = record.limits.tokenBudget ?? deps.settings.tokenBudget;
@@ -148,7 +151,7 @@ export class PursuitRun implements RunningGoal {
     const early = await this.endBeforeStart(agent);
     if (early) return early;
     const bounds = await this.pickUp();
-    const scene = await this.sceneOf(this.checkpoint.record);
+    const scene = this.sceneOf(this.checkpoint.record, await this.thread);
     const kind = agent as AgentKindDefinition;
     const request = this.checkpoint.record.request;
     const goalText =
@@ -224,9 +227,8 @@ export class PursuitRun implements RunningGoal {
     return { limits, deadline };
   }
 
-  private async sceneOf(record: GoalRecord): Promise<Scene> {
+  private sceneOf(record: GoalRecord, thread: ThreadRecord): Scene {
     const { settings } = this.deps;
-    const thread = await this.deps.threads.get(record.threadId);
     return {
       thread,
       history: { formatRecent: (n) => formatThreadHistory(thread.history, n) },

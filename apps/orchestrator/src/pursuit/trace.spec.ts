@@ -104,4 +104,28 @@ describe('GoalTrace', () => {
     // The refused `resolution` is not replaced; the refused final event is, once (its bare form was refused too).
     expect(kinds).toEqual(['resolution', 'goal.failed', 'goal.failed']);
   });
+
+  it('puts events emitted a few promise steps apart (a model reply, then what the phase made of it) in one lot', async () => {
+    const publisher = new HeldPublisher();
+    const log = { warn: () => undefined } as unknown as ContextLogger;
+    const trace = new GoalTrace(publisher as unknown as TracePublisher, 'g-1', 't-1', log, usage);
+    trace.emit(resolution('llm.call'));
+    for (let step = 0; step < 5; step++) await Promise.resolve();
+    trace.emit(resolution('assessment'));
+    await new Promise((r) => setImmediate(r));
+    expect(publisher.lots).toEqual([['llm.call', 'assessment']]);
+    publisher.answer();
+    await trace.flush();
+  });
+
+  it('sends a final event at once when nothing is being stored: it is a lot of its own', async () => {
+    const publisher = new HeldPublisher();
+    const log = { warn: () => undefined } as unknown as ContextLogger;
+    const trace = new GoalTrace(publisher as unknown as TracePublisher, 'g-1', 't-1', log, usage);
+    trace.emit({ kind: 'goal.completed', outcome: {} } as never);
+    for (let step = 0; step < 2; step++) await Promise.resolve();
+    expect(publisher.lots).toHaveLength(1);
+    publisher.answer();
+    await trace.flush();
+  });
 });

@@ -16,6 +16,10 @@ import type { ContextStats, LlmCallInfo, LoopObserver } from '../loop';
 /** Events published together at most (their acks awaited together). */
 const MAX_LOT = 32;
 
+function isFinal(queued: QueuedTrace | undefined): boolean {
+  return queued !== undefined && FINAL_TRACE_KINDS.includes(queued.draft.kind);
+}
+
 /**
  * How many queued events the next lot takes: at most MAX_LOT, and a final event always alone, after everything emitted
  * before it is stored. A lot whose seq another publisher took is stored again after itself (see
@@ -23,7 +27,7 @@ const MAX_LOT = 32;
  * (which an SSE client, stopping at the first final event, would never get).
  */
 function lotLength(queue: readonly QueuedTrace[]): number {
-  const final = queue.findIndex((q) => FINAL_TRACE_KINDS.includes(q.draft.kind));
+  const final = queue.findIndex(isFinal);
   if (final === 0) return 1;
   return Math.min(MAX_LOT, final < 0 ? queue.length : final);
 }
@@ -130,7 +134,11 @@ export class GoalTrace implements LoopObserver {
 
   /** Publishes the queue lot by lot until it is empty. */
   private async pump(): Promise<void> {
-    await Promise.resolve(); // the events emitted in the same turn join the first lot
+    // The events emitted before the event loop moves on join the first lot: with a model's reply, its `llm.call` and
+    // what the phase makes of it (assessment, plan, decision) are a few promise steps apart, one lot rather than two.
+    // A final event first in line goes at once: it is a lot of its own (`lotLength`), and what readers wait for.
+    if (isFinal(this.queue[0])) await Promise.resolve();
+    else await new Promise((resolve) => setImmediate(resolve));
     while (this.queue.length > 0) {
       const lot = this.queue.splice(0, lotLength(this.queue));
       const results = await this.publisher

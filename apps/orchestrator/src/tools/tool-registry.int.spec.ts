@@ -4,7 +4,7 @@ import { JsonLogger } from '@novelrag/bus';
 import { MicroServiceNames, Subjects, TOOL_QUEUE_GROUP, encodeToolMetadata } from '@novelrag/contracts';
 import { type NatsServerHandle, startNats } from '@novelrag/testkit';
 import { ToolHost, defineTool } from '@novelrag/tool-kit';
-import { MISSES_BEFORE_UNAVAILABLE, ToolRegistry } from './tool-registry';
+import { MISSES_BEFORE_UNAVAILABLE, NAME_LOOKUP_INTERVAL_MS, ToolRegistry } from './tool-registry';
 
 describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
   let nats: NatsServerHandle;
@@ -233,6 +233,31 @@ describe('ToolRegistry (tool discovery over real NATS micro services)', () => {
     await registry.ensureDiscovered(); // never started: this is the only discovery
     expect(registry.live().isAvailable('epsilon')).toBe(true);
     await service.stop();
+  });
+
+  it('while nothing is known, a goal waits for no discovery once one ended; one runs behind it at most every interval', async () => {
+    let now = 1_000_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      const registry = new ToolRegistry(nc, { refreshMs: 3_600_000, log });
+      const discoveries = jest.spyOn(registry, 'refresh');
+      await registry.ensureDiscovered(); // none ended yet: the goal waits for this one (nothing on the bus)
+      expect(discoveries).toHaveBeenCalledTimes(1);
+      const service = await serve('quiet', ['zeta']); // a host that does not announce itself
+      now += NAME_LOOKUP_INTERVAL_MS - 1;
+      await registry.ensureDiscovered(); // the empty answer is recent: no discovery, and the goal does not wait
+      expect(discoveries).toHaveBeenCalledTimes(1);
+      expect(registry.live().isAvailable('zeta')).toBe(false);
+      now += 1;
+      await registry.ensureDiscovered(); // due: one starts behind the goal, which does not wait for it
+      expect(discoveries).toHaveBeenCalledTimes(2);
+      expect(registry.live().isAvailable('zeta')).toBe(false);
+      await registry.refresh(); // joins the discovery in flight
+      expect(registry.live().isAvailable('zeta')).toBe(true);
+      await service.stop();
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
 

@@ -25,7 +25,10 @@ export interface ToolRegistryOptions {
   readonly log: ContextLogger;
 }
 
-/** How often one tool name the catalog does not offer may trigger a discovery (see `discoverFor`). */
+/**
+ * How often one tool name the catalog does not offer may trigger a discovery (see `discoverFor`), and a goal that
+ * starts while no tool is known a background one (see `ensureDiscovered`).
+ */
 export const NAME_LOOKUP_INTERVAL_MS = 5_000;
 /** Default of `ToolRegistryOptions.missesBeforeUnavailable`. */
 export const MISSES_BEFORE_UNAVAILABLE = 3;
@@ -68,6 +71,8 @@ export class ToolRegistry {
   /** When a name was last looked for by `discoverFor` (epoch ms). */
   private readonly lookedFor = new Map<string, number>();
   private refusedNow: readonly RefusedToolEndpoint[] = [];
+  /** When the last discovery ended (epoch ms; -Infinity before the first). */
+  private discoveredAt = -Infinity;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -118,9 +123,18 @@ export class ToolRegistry {
     return this.inFlight;
   }
 
-  /** Before a goal starts: discovers now when no tool is known yet (e.g. the orchestrator booted before any runner). */
+  /**
+   * Before a goal starts, while no tool is known: waits for a discovery only as long as none has ended yet (the one at
+   * start failed, or `start` was not called); after that it starts one in the background, at most once per
+   * `NAME_LOOKUP_INTERVAL_MS`, and the goal goes on. A bus without tools would otherwise make every burst of goals
+   * wait out a whole discovery (it ends only after a quiet gap of 100 ms or more) to find nothing again. Tool hosts
+   * that start later announce themselves (`novelrag.tools.changed`); those that do not are found by that background
+   * discovery, the periodic refresh, or `discoverFor` once the model names one of their tools.
+   */
   async ensureDiscovered(): Promise<void> {
-    if (this.known.size === 0) await this.refresh();
+    if (this.known.size > 0) return;
+    if (this.discoveredAt === -Infinity) return this.refresh();
+    if (Date.now() - this.discoveredAt >= NAME_LOOKUP_INTERVAL_MS) void this.refresh();
   }
 
   private refreshAfterChange(): Promise<void> {
@@ -149,6 +163,7 @@ export class ToolRegistry {
         });
       this.refusedNow = refused;
       this.rebuild();
+      this.discoveredAt = Date.now();
     } catch (err) {
       this.options.log.warn('tool discovery failed', {
         error: err instanceof Error ? err.message : String(err),
