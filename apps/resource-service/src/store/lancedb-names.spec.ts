@@ -39,6 +39,16 @@ describe('NameCache', () => {
     expect((await cache.keysOf([], noFetch))('/character/a')).toBeUndefined();
   });
 
+  it('keeps its own copy of name lists (the record it was given may change later)', async () => {
+    const cache = new NameCache();
+    const element = record('/character/a', { aliases: ['Ann'] });
+    cache.set(element);
+    (element.properties['aliases'] as string[]).push('Bea');
+    const keys = (await cache.keysOf(['/character/a'], noFetch))('/character/a');
+    expect(keys?.exact.has('ann')).toBe(true);
+    expect(keys?.exact.has('bea')).toBe(false);
+  });
+
   it('recomputes the keys of a renamed element', async () => {
     const cache = new NameCache();
     cache.set(record('/character/a', { name: 'Ann' }));

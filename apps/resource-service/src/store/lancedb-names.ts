@@ -31,7 +31,11 @@ export class NameCache {
 
   set(record: ElementRecord): void {
     const names = nameRecord(record).properties;
-    this.byUri.set(record.uri, Object.keys(names).length > 0 ? names : NO_NAMES);
+    const values = Object.values(names);
+    // Strings are shared with `record`; lists (aliases) are copied, since the loaded records become the
+    // repository's tree, which owns them.
+    const own = values.some((value) => typeof value === 'object') ? structuredClone(names) : names;
+    this.byUri.set(record.uri, values.length > 0 ? own : NO_NAMES);
     this.keys.delete(record.uri);
   }
 
