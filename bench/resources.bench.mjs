@@ -257,6 +257,10 @@ async function runCase(config) {
     await repo.close();
     const snapshot =
       config.store === 'memory' ? { state: store.exportState(), vectors: store.exportVectors() } : null;
+    // A restarted process holds only the new repository: the closed one is released before the new one loads
+    // (holding both doubled the peak heap, which ran out of the default heap at 1M elements).
+    repo = undefined;
+    store = undefined;
     const reopen = await timed(async () => {
       store = snapshot ? new InMemoryResourceStore(snapshot) : await openStore(service, config);
       repo = await ResourceRepository.open(store, embedder);

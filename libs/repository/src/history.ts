@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppliedKeys, AppliedKeysJson, type AppliedKeysOptions } from './applied-keys';
 import { ResourceError } from './errors';
 import { applyAspectsDelta, AspectsDelta, wholeAspects } from './aspects-delta';
+import { cloneJson } from './json';
 import { AspectRecord, ElementRecord } from './model';
 import type { StoredRecord } from './store.port';
 import { UndoLog, UndoLogJson, type UndoLogOptions } from './undo';
@@ -85,7 +86,8 @@ export function withJournal(
   const records = new Map(stored.map(({ record }) => [record.uri, record]));
   if (!journal) return { aspects, records: [...records.values()] };
   for (const uri of journal.deleted) records.delete(uri);
-  for (const record of journal.records) records.set(record.uri, record);
+  // Copies: the tree takes the records over, and the journal is still read after that (`StoreWriter.complete`).
+  for (const record of journal.records) records.set(record.uri, cloneJson(record));
   return {
     aspects: journal.aspects ? applyAspectsDelta(aspects, journal.aspects) : aspects,
     records: [...records.values()],

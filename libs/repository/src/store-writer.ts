@@ -30,7 +30,7 @@ export class StoreWriter {
     /** uri → search hash of the vector the store holds. */
     private readonly hashes: Map<string, string>,
   ) {
-    this.entries = new SearchEntries(tree.snapshot().records, embedder.id);
+    this.entries = new SearchEntries(tree.liveRecords(), embedder.id);
   }
 
   hashOf(uri: string): string | undefined {
@@ -47,10 +47,11 @@ export class StoreWriter {
 
   /** Elements whose stored search hash differs from their current one (new format, crashes). */
   staleUris(): string[] {
-    return this.tree
-      .snapshot()
-      .records.filter((record) => this.hashes.get(record.uri) !== this.entryOf(record).hash)
-      .map((record) => record.uri);
+    const stale: string[] = [];
+    for (const record of this.tree.liveRecords()) {
+      if (this.hashes.get(record.uri) !== this.entryOf(record).hash) stale.push(record.uri);
+    }
+    return stale;
   }
 
   /** Whether the element's stored search hash still differs from its current one. */

@@ -28,12 +28,26 @@ export abstract class TreeReads {
 
   /** The whole state, for persistence and comparisons. */
   snapshot(): TreeSnapshot {
-    const records: ElementRecord[] = [];
-    for (const { aspect, rootIds } of this.aspects.values()) {
-      for (const id of rootIds)
-        for (const uri of this.subtree(`/${aspect.name}/${id}`)) records.push(this.copy(uri));
-    }
+    const records = Array.from(this.liveRecords(), (record) => cloneJson(record as ElementRecord));
     return { aspects: this.aspectRecords(), records };
+  }
+
+  /**
+   * Every live element, not copies, in snapshot order: for callers that read each one at once (indexing every
+   * element on open; a snapshot of 1M elements held ~700 MB of copies at a time).
+   */
+  *liveRecords(): Generator<Readonly<ElementRecord>> {
+    for (const { aspect, rootIds } of this.aspects.values()) {
+      for (const id of rootIds) yield* this.liveSubtree(`/${aspect.name}/${id}`);
+    }
+  }
+
+  private *liveSubtree(uri: string): Generator<Readonly<ElementRecord>> {
+    const record = this.lut.get(uri);
+    if (!record) return;
+    yield record;
+    for (const ids of Object.values(record.children))
+      for (const id of ids) yield* this.liveSubtree(`${uri}/${id}`);
   }
 
   /** The aspects with their root lists, in order. */

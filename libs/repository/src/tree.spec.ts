@@ -420,5 +420,16 @@ describe('ResourceTree: load / snapshot', () => {
       missing: ['/outline/chapter_1/s2'],
     });
     expect(copy.get('/outline/chapter_1')?.children).toEqual({ scenes: ['s1'] });
+    // The dropped id is not written back into the records the tree was loaded from.
+    expect(records.find((record) => record.uri === '/outline/chapter_1')?.children).toEqual({
+      scenes: ['s1', 's2'],
+    });
+  });
+
+  it('hands out live records in snapshot order without copying them', () => {
+    const tree = seeded();
+    const live = [...tree.liveRecords()];
+    expect(live).toEqual(tree.snapshot().records);
+    expect(live[0]).toBe(tree.peek(live[0]!.uri));
   });
 });

@@ -33,7 +33,8 @@ export class ResourceTree extends TreeReads {
   /**
    * Replaces the content with persisted state. Records not reachable from an aspect's root list are skipped and
    * reported as `orphans`; child/root ids whose record is absent are dropped and reported as `missing`.
-   * Throws VALIDATION_FAILED on an invalid aspect.
+   * The tree takes the records over instead of copying them (a copy of every element doubled the heap of opening a
+   * large store): the caller must not change them, nor rely on them once the tree is written to. Throws VALIDATION_FAILED on an invalid aspect.
    */
   load(
     aspects: readonly AspectRecord[],
@@ -52,11 +53,11 @@ export class ResourceTree extends TreeReads {
           if (!stored) missing.push(uri);
           continue;
         }
-        const record = cloneJson(stored);
+        this.lut.set(uri, stored);
         const children: Record<string, string[]> = {};
-        this.lut.set(uri, record);
         for (const key of aspect.childrenKeys) children[key] = visit(aspect, uri, stored.children[key] ?? []);
-        record.children = children;
+        // The stored record itself unless ids were dropped (or keys differ), so that `records` stays as it was read.
+        if (!sameChildren(stored.children, children)) this.lut.set(uri, { ...stored, children });
         kept.push(id);
       }
       return kept;
@@ -280,6 +281,15 @@ export class ResourceTree extends TreeReads {
       },
     };
   }
+}
+
+/** Whether `stored` has exactly the lists of `kept` (which holds a subsequence of each stored list). */
+function sameChildren(stored: ElementRecord['children'], kept: ElementRecord['children']): boolean {
+  const keys = Object.keys(kept);
+  return (
+    Object.keys(stored).length === keys.length &&
+    keys.every((key) => stored[key]?.length === kept[key]?.length)
+  );
 }
 
 function assertNoDuplicates(records: readonly ElementRecord[], existing: (uri: string) => boolean): void {

@@ -18,6 +18,7 @@ import {
   type SegmentsRequest,
   type SegmentsResult,
   type StoreState,
+  type StoredRecord,
   type UpsertItem,
 } from '@novelrag/repository';
 import { chunks, IN_CHUNK } from './lancedb-common';
@@ -161,14 +162,19 @@ export class LanceDbResourceStore implements ResourceStore {
 
   async load(): Promise<StoreState> {
     this.assertOpen();
-    const rows = await this.table.query().select(['record', 'hash']).toArray();
-    const records = rows
-      .map((row: { record: unknown; hash: unknown }) => ({
-        record: parseRecord(row.record),
-        hash: String(row.hash),
-      }))
-      .sort((a, b) => (a.record.uri < b.record.uri ? -1 : a.record.uri > b.record.uri ? 1 : 0));
-    for (const { record } of records) this.names.set(record);
+    // Batch by batch, column by column: `toArray` made a row object of every element first, all held at once
+    // beside the parsed records.
+    const records: StoredRecord[] = [];
+    for await (const batch of this.table.query().select(['record', 'hash'])) {
+      const json = batch.getChild('record');
+      const hashes = batch.getChild('hash');
+      for (let row = 0; row < batch.numRows; row++) {
+        const record = parseRecord(json?.get(row));
+        this.names.set(record);
+        records.push({ record, hash: String(hashes?.get(row)) });
+      }
+    }
+    records.sort((a, b) => (a.record.uri < b.record.uri ? -1 : a.record.uri > b.record.uri ? 1 : 0));
     return { aspects: this.meta.aspects(), records, undo: this.meta.undo(), backlog: this.meta.backlog() };
   }
 

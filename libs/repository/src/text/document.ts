@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '../json';
+import type { JsonObject, JsonValue } from '../json';
 import type { ElementRecord, RecordLookup } from '../model';
+import { parseUri } from '../uri';
 import { analyze, matchKey, nameKeys, nameTerms, pinyinForms } from './analyzer';
 
 /**
@@ -142,6 +143,15 @@ export function nameRecord(record: ElementRecord): ElementRecord {
     relationships: {},
     children: {},
   };
+}
+
+/** `nameRecord` rebuilt from what a store may keep of it instead: the element's uri and its name properties. */
+export function nameRecordOf(uri: string, names: JsonObject): ElementRecord {
+  const parsed = parseUri(uri);
+  if (parsed.kind !== 'element') throw new Error(`${uri} is not an element uri`);
+  const id = parsed.ids[parsed.ids.length - 1] as string;
+  const parentUri = parsed.ids.length > 1 ? uri.slice(0, uri.length - id.length - 1) : null;
+  return { id, uri, aspect: parsed.aspect, parentUri, properties: names, relationships: {}, children: {} };
 }
 
 /** The match keys an element is found by exactly (written names and id) and by mention (those and pinyin). */

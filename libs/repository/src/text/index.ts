@@ -20,6 +20,7 @@ export {
   NAME_TERM_PREFIX,
   nameDependents,
   nameRecord,
+  nameRecordOf,
   prefixedTerms,
   SEARCH_FORMAT,
   searchHash,

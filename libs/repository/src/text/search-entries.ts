@@ -29,8 +29,10 @@ export class SearchEntries {
   remember(record: ElementRecord): void {
     this.unlink(record.uri);
     this.names.set(record.uri, namesKey(record));
-    this.outgoing.set(record.uri, structuredClone(record.relationships));
-    for (const [target, labels] of Object.entries(record.relationships)) {
+    const relationships = Object.entries(record.relationships);
+    // No entry for an element that relates to nothing (rather than an empty object per element).
+    if (relationships.length > 0) this.outgoing.set(record.uri, structuredClone(record.relationships));
+    for (const [target, labels] of relationships) {
       const sources = this.incoming.get(target) ?? new Map<string, string[]>();
       sources.set(record.uri, [...labels]);
       this.incoming.set(target, sources);
