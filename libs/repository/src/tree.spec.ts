@@ -426,6 +426,21 @@ describe('ResourceTree: load / snapshot', () => {
     });
   });
 
+  it("orders a loaded record's children keys as its aspect does, whatever order the store gave them in", () => {
+    const snapshot = seeded().snapshot();
+    const aspects = snapshot.aspects.map((aspect) =>
+      aspect.name === 'outline' ? { ...aspect, childrenKeys: ['scenes', 'beats'] } : aspect,
+    );
+    const records = snapshot.records.map((record) =>
+      record.uri === '/outline/chapter_1'
+        ? { ...record, children: { beats: [], scenes: record.children['scenes'] ?? [] } }
+        : record,
+    );
+    const copy = new ResourceTree();
+    copy.load(aspects, records);
+    expect(Object.keys(copy.get('/outline/chapter_1')?.children ?? {})).toEqual(['scenes', 'beats']);
+  });
+
   it('hands out live records in snapshot order without copying them', () => {
     const tree = seeded();
     const live = [...tree.liveRecords()];

@@ -283,12 +283,16 @@ export class ResourceTree extends TreeReads {
   }
 }
 
-/** Whether `stored` has exactly the lists of `kept` (which holds a subsequence of each stored list). */
+/**
+ * Whether `stored` has exactly the lists of `kept` (which holds a subsequence of each stored list), under the same
+ * keys in the same order: the order of the aspect's children keys, which search text, hashes and dumps follow.
+ */
 function sameChildren(stored: ElementRecord['children'], kept: ElementRecord['children']): boolean {
   const keys = Object.keys(kept);
+  const storedKeys = Object.keys(stored);
   return (
-    Object.keys(stored).length === keys.length &&
-    keys.every((key) => stored[key]?.length === kept[key]?.length)
+    storedKeys.length === keys.length &&
+    keys.every((key, i) => storedKeys[i] === key && stored[key]?.length === kept[key]?.length)
   );
 }
 
