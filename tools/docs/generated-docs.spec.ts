@@ -13,7 +13,8 @@ const SOURCE_ROOTS = ['apps', 'libs', 'tools/scripts', 'bench', 'examples'];
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'coverage', 'json-schema', 'fixtures', '__fixtures__']);
 const TEST_FILE = /\.(spec|int\.spec|e2e-spec)\.ts$/;
 /** The operating system's own variables. */
-const SYSTEM_VARIABLES = new Set(['PATH']);
+/** Node's and the system's own variables, which Node documents (the proxy switch is named where it matters: NOVELRAG_LLM_TRANSPORT). */
+const SYSTEM_VARIABLES = new Set(['PATH', 'NODE_OPTIONS', 'NODE_USE_ENV_PROXY']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
