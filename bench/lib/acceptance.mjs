@@ -86,29 +86,28 @@ export async function acceptanceBench({ root, nc, opts, gateway, fetchPost, log,
   const n = opts.accept;
   const warmup = opts.acceptWarmup;
   log(
-    `(3) goal acceptance: a warm-up of ${warmup} requests, then ${n} requests sequential, then 16 in flight`,
+    `(3) goal acceptance: a warm-up of ${warmup} requests, then ${n} requests 16 in flight, then sequential`,
   );
   // The gateway's first few thousand requests still run code V8 has not optimized yet (its CPU per request falls by
-  // about a third over them): the warm-up is reported as a row of its own and kept out of the measured rows.
+  // about a third over them): the warm-up is reported as a row of its own and kept out of the measured rows. The
+  // 16-concurrent row follows it directly: after a few seconds of sequential requests V8 optimizes part of the
+  // gateway's request path again when 16 arrive at once, which slowed the first few hundred requests of a row.
   await sequential(30, () => client.post({ goal: 'warm up' }));
+  await sequential(30, () => fetchPost({ goal: 'warm up' }));
+  await sequential(30, direct);
   const warm16 = await withGatewayCost(gateway, warmup, () =>
     concurrent(warmup, 16, () => client.post({ goal: 'warm up' })),
   );
-  await sequential(30, () => fetchPost({ goal: 'warm up' }));
-  await sequential(30, direct);
-  const http = await withGatewayCost(gateway, n, async () => ({ latency: await sequential(n, post) }));
-  // The sequential rows leave all but one keep-alive connection idle for seconds, long enough for the gateway to close
-  // them (Node's keep-alive timeout): each 16-concurrent row opens its 16 connections before it is measured.
-  const openConnections = (postOne) => concurrent(64, 16, () => postOne({ goal: 'warm up' }));
-  await openConnections(client.post);
   const { samples: http16Samples, ...http16 } = await withGatewayCost(gateway, n, () =>
     concurrent(n, 16, post, { keepSamples: true }),
   );
   const slices = sliceP99(http16Samples, SLICE);
-  await openConnections(fetchPost);
+  // The fetch client opens its 16 connections before its row is measured.
+  await concurrent(64, 16, () => fetchPost({ goal: 'warm up' }));
   const fetch16 = await withGatewayCost(gateway, n, () =>
     concurrent(n, 16, () => fetchPost({ goal: 'benchmark goal' })),
   );
+  const http = await withGatewayCost(gateway, n, async () => ({ latency: await sequential(n, post) }));
   await client.close();
   const natsOnly = { nats: [gateway.natsPid] };
   const bus = await withCpu(n, natsOnly, async () => ({ latency: await sequential(n, direct) }));
