@@ -86,6 +86,10 @@ COPY --from=build /repo/apps/dashboard/dist apps/dashboard/dist
 COPY templates templates
 COPY deploy/healthcheck.mjs deploy/healthcheck.mjs
 RUN mkdir -p /data && chown node:node /data
+# The Node flags the app asks for (`novelrag.nodeFlags` in its package.json, e.g. the gateway's --single-threaded-gc;
+# tools/scripts/node-flags.mjs), read once here: process flags, as V8 reads its GC flags at startup.
+RUN node -e "const f = require('./apps/' + process.env.APP + '/package.json').novelrag?.nodeFlags ?? []; \
+      process.stdout.write(f.join(' '))" > /app/node-flags
 USER node
 # The instance id is the container's hostname (unique per replica), so the health check can ask this very instance.
-CMD ["sh", "-c", "export NOVELRAG_INSTANCE_ID=${NOVELRAG_INSTANCE_ID:-$APP-$(hostname)}; exec node apps/${APP}/dist/main.js"]
+CMD ["sh", "-c", "export NOVELRAG_INSTANCE_ID=${NOVELRAG_INSTANCE_ID:-$APP-$(hostname)}; exec node $(cat /app/node-flags) apps/${APP}/dist/main.js"]

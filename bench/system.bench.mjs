@@ -12,9 +12,9 @@
 //   (1b, 4) tracing off vs on in the same run (issue 15): dispatch and the goals again with every process exporting its
 //       spans to an OTLP receiver stub in this process (bench/lib/tracing.mjs).
 //
-//   node bench/system.bench.mjs [--calls 2000] [--throughput-calls 5000] [--concurrency 64] [--accept 300]
-//                               [--goals 100[,1000]] [--llm-ms 200] [--only dispatch,throughput,accept,goals]
-//                               [--tracing off,on]
+//   node bench/system.bench.mjs [--calls 2000] [--throughput-calls 5000] [--concurrency 64] [--accept 2000]
+//                               [--accept-warmup 3000] [--goals 100[,1000]] [--llm-ms 200]
+//                               [--only dispatch,throughput,accept,goals] [--tracing off,on]
 // Needs the compiled workspace (`npm run bench` builds it). Writes bench-results/system-<timestamp>.{json,md} and
 // bench-results/latest-system.md (what `npm run benchmarks:write` puts into BENCHMARKS.md), with the targets side by
 // side with their baselines (bench/lib/targets.mjs).
@@ -42,6 +42,7 @@ const { values } = parseArgs({
     'throughput-calls': { type: 'string' },
     concurrency: { type: 'string' },
     accept: { type: 'string' },
+    'accept-warmup': { type: 'string' },
     goals: { type: 'string' },
     'llm-ms': { type: 'string' },
     only: { type: 'string' },
@@ -68,7 +69,8 @@ const opts = {
   calls: int('calls', 2000),
   throughputCalls: int('throughput-calls', 5000),
   concurrency: int('concurrency', 64),
-  accept: int('accept', 300),
+  accept: int('accept', 2000),
+  acceptWarmup: int('accept-warmup', 3000),
   goals: goalCounts,
   tracing: tracingModes,
   llmMs: int('llm-ms', 200),

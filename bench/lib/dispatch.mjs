@@ -16,8 +16,11 @@ export async function sequential(n, fn) {
   return summarize(samples);
 }
 
-/** `total` calls of `fn`, `concurrency` at a time: calls per second and the latency of each call. */
-export async function concurrent(total, concurrency, fn) {
+/**
+ * `total` calls of `fn`, `concurrency` at a time: calls per second and the latency of each call; with `keepSamples`,
+ * also `samples`, the latency of every call in the order the calls ended.
+ */
+export async function concurrent(total, concurrency, fn, { keepSamples = false } = {}) {
   let next = 0;
   const samples = [];
   const start = process.hrtime.bigint();
@@ -30,7 +33,8 @@ export async function concurrent(total, concurrency, fn) {
     }),
   );
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return { total, seconds, perSecond: total / seconds, latency: summarize(samples) };
+  const result = { total, seconds, perSecond: total / seconds, latency: summarize(samples) };
+  return keepSamples ? { ...result, samples } : result;
 }
 
 function executorFor(root, nc, label, tool) {

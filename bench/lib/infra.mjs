@@ -7,6 +7,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from '@nats-io/transport-node';
+import { nodeFlagsOf } from '../../tools/scripts/node-flags.mjs';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {
@@ -105,9 +106,13 @@ export function createInfra(root) {
     return { url, monitorUrl: `http://127.0.0.1:${monitor}`, nc, restart, pid: () => server.pid };
   }
 
-  /** A service from its dist, ready when its instance answers the NATS health probe. */
+  /**
+   * A service from its dist, with the Node flags it is deployed with (tools/scripts/node-flags.mjs) and BENCH_NODE_ARGS,
+   * ready when its instance answers the NATS health probe.
+   */
   async function startService(nc, app, instance, env) {
-    const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'apps', app, 'dist', 'main.js')], {
+    const args = [...nodeFlagsOf(root, app), ...nodeArgs, path.join(root, 'apps', app, 'dist', 'main.js')];
+    const child = spawn(process.execPath, args, {
       cwd: root,
       env: {
         ...process.env,

@@ -27,6 +27,7 @@ import {
 import net from 'node:net';
 import path from 'node:path';
 import { ensureEnv, root, bin } from './ensure-env.mjs';
+import { nodeFlagsOf } from './node-flags.mjs';
 import { RESTART_POLICY, RestartBook } from './supervise.mjs';
 
 await ensureEnv(import.meta.url);
@@ -148,7 +149,8 @@ function build() {
 
 function spawnService(app, name, main) {
   const out = streamLogs ? 'inherit' : createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [main], {
+  // With the Node flags the app asks for (tools/scripts/node-flags.mjs), as in its container.
+  const child = spawn(process.execPath, [...nodeFlagsOf(root, app), main], {
     cwd: root,
     env: { ...env, NATS_URL: natsUrl, NOVELRAG_INSTANCE_ID: name, PORT: String(port) },
     stdio: ['ignore', streamLogs ? 'inherit' : 'pipe', streamLogs ? 'inherit' : 'pipe'],
