@@ -17,6 +17,7 @@ import {
   encodeToolMetadata,
   errorEnvelope,
   isToolServiceName,
+  safeParseToolInvocation,
   toolResultsBucket,
 } from '@novelrag/contracts';
 import {
@@ -289,7 +290,7 @@ export class ToolHost {
     } catch {
       return errorEnvelope('VALIDATION_FAILED', 'the invocation is not valid JSON');
     }
-    const parsed = ToolInvocation.safeParse(raw);
+    const parsed = safeParseToolInvocation(raw);
     if (!parsed.success) {
       return errorEnvelope('VALIDATION_FAILED', `invalid invocation: ${describeIssues(parsed.error)}`);
     }
