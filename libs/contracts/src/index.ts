@@ -179,6 +179,8 @@ export {
   ToolsChanged,
   decodeToolMetadata,
   encodeToolMetadata,
+  jsonParamsParser,
+  safeParseToolInvocation,
 } from './tools';
 
 // runtime calls from tools

@@ -1,14 +1,18 @@
 import {
   EncodedToolMetadata,
+  SCHEMA_VERSION,
   TOOL_METADATA_DEFAULTS,
   TOOL_METADATA_KEYS,
   ToolMetadata,
   ToolMetadataError,
+  ToolInvocation,
   ToolOutput,
   decodeToolMetadata,
   encodeToolMetadata,
   exportJsonSchemas,
   isErrorEnvelope,
+  jsonParamsParser,
+  safeParseToolInvocation,
 } from './index';
 
 const meta: ToolMetadata = {
@@ -141,5 +145,72 @@ describe('ToolOutput', () => {
       error: { code: 'TOOL_FAILED', message: 'x', retryable: false },
     });
     expect(out.type === 'error' && isErrorEnvelope(out.error)).toBe(true);
+  });
+});
+
+describe('safeParseToolInvocation (ToolInvocation, parsed faster)', () => {
+  const valid = {
+    schemaVersion: SCHEMA_VERSION,
+    invocationId: 'g-1-s0',
+    goalId: 'g-1',
+    step: 0,
+    tool: 'ResourceQueryTool',
+    params: { uri: '/人物/张三', depth: 2, tags: ['a', { deep: [null, true, 1.5] }] },
+    deadline: 1_700_000_000_000,
+    runtimeSubject: 'novelrag.goals.g-1.runtime',
+    interactSubject: 'novelrag.goals.g-1.interact',
+    lang: 'zh',
+    attempt: 1,
+    beliefs: ['The hero is brave'],
+    workspace: { segments: [], excludedUris: [] },
+    tokenBudget: 1_000,
+  };
+  const cases: Record<string, unknown> = {
+    valid,
+    'valid, no optional fields': { ...valid, lang: undefined, attempt: undefined, workspace: undefined },
+    'empty params': { ...valid, params: {} },
+    'params not an object': { ...valid, params: ['a'] },
+    'params null': { ...valid, params: null },
+    'a non-JSON number deep in params': { ...valid, params: { a: [{ b: Number.POSITIVE_INFINITY }] } },
+    'undefined in params': { ...valid, params: { a: undefined } },
+    'a function in params': { ...valid, params: { a: () => 1 } },
+    'an unknown key': { ...valid, extra: true },
+    'a bad subject and a bad step': { ...valid, runtimeSubject: 'novelrag.*', step: -1 },
+    'a bad subject and bad params': { ...valid, interactSubject: 'a..b', params: { a: Number.NaN } },
+    'missing fields': { schemaVersion: SCHEMA_VERSION, params: {} },
+    'not an object': 'invocation',
+    'JSON text': JSON.stringify(valid),
+    'as parsed from JSON': JSON.parse(JSON.stringify(valid)),
+    'a huge number from JSON': JSON.parse(JSON.stringify(valid).replace('"depth":2', '"depth":1e999')),
+  };
+
+  it.each(Object.entries(cases))('answers as ToolInvocation.safeParse: %s', (_name, raw) => {
+    const fast = safeParseToolInvocation(raw);
+    const reference = ToolInvocation.safeParse(raw);
+    expect(fast.success).toBe(reference.success);
+    if (fast.success && reference.success) {
+      expect(fast.data).toEqual(reference.data);
+      expect(Object.keys(fast.data)).toEqual(Object.keys(reference.data));
+    } else {
+      expect(fast.error?.issues).toEqual(reference.error?.issues);
+    }
+  });
+
+  it('copies the params (the caller may keep or change its own object)', () => {
+    const params = { a: { b: [1] } };
+    const parsed = safeParseToolInvocation({ ...valid, params });
+    expect(parsed.success && parsed.data.params).toEqual(params);
+    expect(parsed.success && parsed.data.params).not.toBe(params);
+    expect(parsed.success && parsed.data.params['a']).not.toBe(params.a);
+  });
+
+  it('works for any object contract with JSON params (the orchestrator checks its calls with it)', () => {
+    const CallPart = ToolInvocation.pick({ tool: true, params: true, step: true });
+    const parse = jsonParamsParser(CallPart);
+    expect(parse({ tool: 'T', params: { x: 1 }, step: 1 })).toEqual(
+      CallPart.safeParse({ tool: 'T', params: { x: 1 }, step: 1 }),
+    );
+    const bad = { tool: 'no spaces', params: { x: Number.NaN }, step: 1 };
+    expect(parse(bad).error?.issues).toEqual(CallPart.safeParse(bad).error?.issues);
   });
 });

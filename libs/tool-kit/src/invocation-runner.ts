@@ -50,8 +50,10 @@ export async function runInvocation(
     return errorOutput(errorEnvelope('TIMEOUT', `the deadline of ${tool.name} passed before it started`), 0);
   }
   const controller = new AbortController();
+  // The tool's output, or the one its deadline, cancellation or stop gave first: one promise, not a race of two.
   let settle: (out: ToolOutput) => void = () => undefined;
-  const stopped = new Promise<ToolOutput>((resolve) => (settle = resolve));
+  let fail: (err: unknown) => void = () => undefined;
+  const ended = new Promise<ToolOutput>((resolve, reject) => ((settle = resolve), (fail = reject)));
   const timer = setTimeout(() => {
     controller.abort(errorEnvelope('TIMEOUT', 'deadline'));
     settle(
@@ -93,7 +95,7 @@ export async function runInvocation(
     onBudgetExhausted,
     limits.notes,
   );
-  const running = (async (): Promise<ToolOutput> => {
+  (async (): Promise<ToolOutput> => {
     try {
       const out = await tool.call(ctx, invocation.params, controller.signal);
       return toWireOutput(out, limits.maxResultChars, elapsed());
@@ -107,9 +109,9 @@ export async function runInvocation(
       }
       return thrownOutput(err, tool.name, elapsed());
     }
-  })();
+  })().then(settle, fail);
   try {
-    return await Promise.race([running, stopped]);
+    return await ended;
   } finally {
     clearTimeout(timer);
     stopListening();

@@ -9,6 +9,7 @@ import {
   type ToolWorkspace,
   describeIssues,
   errorEnvelope,
+  jsonParamsParser,
 } from '@novelrag/contracts';
 import { SpanKind, failSpan, inSpan } from '@novelrag/telemetry';
 import { ZodError } from 'zod';
@@ -89,7 +90,8 @@ const GOAL_FIELDS = {
   beliefs: true,
 } as const;
 const GoalPart = ToolInvocation.pick(GOAL_FIELDS);
-const CallPart = ToolInvocation.omit(GOAL_FIELDS);
+/** `ToolInvocation.omit(GOAL_FIELDS).safeParse`, faster (the parameters are the model's: checked as JSON). */
+const parseCallPart = jsonParamsParser(ToolInvocation.omit(GOAL_FIELDS));
 
 type Ended = Omit<OperationOutcome, 'operation' | 'startedAt' | 'completedAt'> & {
   readonly error?: ErrorEnvelope;
@@ -245,7 +247,7 @@ export class RemoteToolExecutor implements ToolExecutor {
   ): ToolInvocation | { error: ErrorEnvelope } {
     const workspace = this.options.workspace?.();
     const tokenBudget = this.options.tokensLeft?.();
-    const call = CallPart.safeParse({
+    const call = parseCallPart({
       invocationId: invocationIdOf(this.options.goalId, step),
       step,
       tool: plan.tool,

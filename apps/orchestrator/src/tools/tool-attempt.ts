@@ -1,4 +1,4 @@
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { mapTransportError, withTraceHeaders } from '@novelrag/bus';
 import {
   type ErrorEnvelope,
@@ -64,11 +64,17 @@ export async function sendAttempt(
   // Computed before anything is started that only the `finally` below stops (a throwing clock leaks nothing).
   const waitMs =
     Math.max(1, options.deadline - options.now()) + (options.lateReplyGraceMs ?? LATE_REPLY_GRACE_MS);
-  // Rejects once the call is given up before its reply: the goal's signal aborted, or the claim watch found the call
-  // lost. One promise and (with a signal) one listener per attempt: no AbortController or combined signal.
+  // The reply, or a rejection once the call is given up before it: the goal's signal aborted, or the claim watch found
+  // the call lost. One promise settled by whichever comes first (no race of two promises) and (with a signal) one
+  // listener per attempt: no AbortController or combined signal.
   let giveUp: () => void = () => undefined;
-  const givenUp = new Promise<never>((_, reject) => (giveUp = () => reject(new Error('abandoned'))));
-  givenUp.catch(() => undefined); // settled by the race below, or by nobody when the reply came first
+  let replied: (msg: Msg) => void = () => undefined;
+  let failedRequest: (err: unknown) => void = () => undefined;
+  const reply = new Promise<Msg>((resolve, reject) => {
+    replied = resolve;
+    failedRequest = reject;
+    giveUp = () => reject(new Error('abandoned'));
+  });
   const stopWatch = claimWatch
     ? watchClaim(claimWatch, invocation, options.staleClaims, (found) => {
         lost = found;
@@ -78,12 +84,12 @@ export async function sendAttempt(
   const stopListening = signal ? onAbort(signal, giveUp) : undefined;
   try {
     // No headers while no span is active (tracing off): `headers` is then undefined, which the client ignores.
-    const request = nc.request(subject, JSON.stringify(invocation), {
+    nc.request(subject, JSON.stringify(invocation), {
       timeout: waitMs,
       headers: withTraceHeaders(),
-    });
+    }).then(replied, failedRequest);
     if (signal?.aborted) giveUp();
-    const msg = await Promise.race([request, givenUp]);
+    const msg = await reply;
     const late = options.now() - options.deadline;
     if (late > 0) {
       return failed('TIMEOUT', `${tool} replied after the deadline (${late} ms late); its reply is not used`);
