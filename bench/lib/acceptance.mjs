@@ -12,29 +12,11 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Pool } from 'undici';
 import { concurrent, sequential } from './dispatch.mjs';
+import { keepAlivePoster } from './goal-scenario.mjs';
 import { cpuCell, markdownTable, ms, summarize, withCpu } from './report.mjs';
 
 const require = createRequire(import.meta.url);
-
-/** `POST /v1/goals` through a keep-alive pool of `connections`: resolves to the 202 body, rejects otherwise. */
-function keepAlivePoster(gatewayUrl, connections) {
-  const pool = new Pool(gatewayUrl, { connections, pipelining: 1 });
-  const post = async (body) => {
-    const res = await pool.request({
-      path: '/v1/goals',
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.statusCode !== 202) {
-      throw new Error(`POST /v1/goals answered ${res.statusCode}: ${await res.body.text()}`);
-    }
-    return res.body.json();
-  };
-  return { post, close: () => pool.close() };
-}
 
 /** Requests per slice of the 16-concurrent gateway row whose p99 is shown beside the whole row's. */
 const SLICE = 500;

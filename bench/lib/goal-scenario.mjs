@@ -1,5 +1,6 @@
 // What the goal benchmarks share: a scripted model scenario that finalizes every goal in one step, and goal submission
 // through the gateway's REST API.
+import { Pool } from 'undici';
 
 /** A scenario for tools/demo/scripted-llm.mjs: assessed, nothing explored, approved, finalized (four model calls). */
 export function finalizeAtOnceScenario(name, model) {
@@ -58,4 +59,22 @@ export function goalPoster(gatewayUrl) {
     if (res.status !== 202) throw new Error(`POST /v1/goals answered ${res.status}: ${await res.text()}`);
     return res.json();
   };
+}
+
+/** `POST /v1/goals` through a keep-alive pool of `connections`: resolves to the 202 body, rejects otherwise. */
+export function keepAlivePoster(gatewayUrl, connections) {
+  const pool = new Pool(gatewayUrl, { connections, pipelining: 1 });
+  const post = async (body) => {
+    const res = await pool.request({
+      path: '/v1/goals',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.statusCode !== 202) {
+      throw new Error(`POST /v1/goals answered ${res.statusCode}: ${await res.body.text()}`);
+    }
+    return res.body.json();
+  };
+  return { post, close: () => pool.close() };
 }

@@ -5,10 +5,23 @@
 import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { cpuReading } from './cpu.mjs';
-import { finalizeAtOnceScenario, goalPoster } from './goal-scenario.mjs';
+import { finalizeAtOnceScenario, keepAlivePoster } from './goal-scenario.mjs';
 import { markdownTable, ms, ratio, summarize } from './report.mjs';
 
 const FINAL_KINDS = ['goal.completed', 'goal.failed', 'goal.abandoned', 'goal.cancelled'];
+/** The rules of finalizeAtOnceScenario (by id): which of a goal's model calls each answers. */
+const CALLS = {
+  0: { n: 1, what: 'assessment' },
+  1: { n: 2, what: 'discovery' },
+  3: { n: 3, what: 'decision' },
+  2: { n: 4, what: 'refinement' },
+};
+
+/** min, p50, max of `xs` (ms). */
+function spread(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return { min: s[0], p50: s[Math.floor(s.length / 2)], max: s[s.length - 1] };
+}
 
 /**
  * Resolves when a goal's final trace event arrives (bounded), from one subscription per final kind for every goal (only
@@ -74,7 +87,11 @@ async function startSystem({
     await startService(nc, 'orchestrator', `bench-orch-1-${label}`, env),
     await startService(nc, 'orchestrator', `bench-orch-2-${label}`, env),
   ];
-  const post = goalPoster(`http://127.0.0.1:${port}`);
+  // undici's request on a keep-alive pool, one connection per slot: the clients of a real deployment run elsewhere, and
+  // fetch cost this process about three times the CPU per request (the acceptance rows), taken from the 2 cores the
+  // system is measured on.
+  const client = keepAlivePoster(`http://127.0.0.1:${port}`, 2 * perOrchestrator);
+  const post = client.post;
   const [gateway, resources, orchestrator1, orchestrator2] = started;
   const pids = {
     gateway: gateway.pid,
@@ -84,6 +101,7 @@ async function startSystem({
   };
 
   const stop = async () => {
+    await client.close();
     const exits = started.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null));
     for (const c of started) if (c.exitCode === null) c.kill('SIGTERM');
     await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 20_000))]);
@@ -124,13 +142,21 @@ async function allAcked(nc) {
  * One measurement: `goals` goals submitted at once, until the last final trace event; and the CPU time each process
  * spent on them (from the first submission until every goal was acked), per goal.
  */
-async function runGoals({ goals, post, ends, llm, opts, slots, monitorUrl, nc, pids, log }) {
+async function runGoals({ goals, post, ends, llm, served, opts, slots, monitorUrl, nc, pids, log }) {
   const sentBefore = await sentByConnection(monitorUrl);
   const servedBefore = llm.stats.served;
   const cpuBefore = cpuReading(pids);
   const start = process.hrtime.bigint();
+  const since = (at) => Number(at - start) / 1e6;
+  served.length = 0;
+  const acceptedMs = [];
   const accepted = await Promise.all(
-    Array.from({ length: goals }, (_, i) => post({ goal: `benchmark goal ${i}` })),
+    Array.from({ length: goals }, (_, i) =>
+      post({ goal: `benchmark goal ${i}` }).then((a) => {
+        acceptedMs.push(since(process.hrtime.bigint()));
+        return a;
+      }),
+    ),
   );
   const done = await Promise.all(accepted.map((a) => ends.finished(a.goalId, 600_000)));
   const totalMs = Number(done.reduce((m, e) => (e.at > m ? e.at : m), 0n) - start) / 1e6;
@@ -141,6 +167,17 @@ async function runGoals({ goals, post, ends, llm, opts, slots, monitorUrl, nc, p
   log(`(4) ${goals} goals: run window ${window}, pids ${JSON.stringify(pids)}`);
   const cpuMsPerGoal = Object.fromEntries(Object.entries(cpuMs).map(([name, x]) => [name, x / goals]));
   const callsPerGoal = (llm.stats.served - servedBefore) / goals;
+  // When goals got where: their 202s, each model call (by the scenario's rule: the n-th call of a goal), their ends.
+  const byRule = new Map();
+  for (const { rule, at } of served) byRule.set(rule, [...(byRule.get(rule) ?? []), since(at)]);
+  const timeline = [
+    { what: 'accepted (202)', ...spread(acceptedMs) },
+    ...[...byRule]
+      .map(([rule, xs]) => ({ call: CALLS[rule] ?? { n: 99, what: `rule ${rule}` }, xs }))
+      .sort((a, b) => a.call.n - b.call.n)
+      .map(({ call, xs }) => ({ what: `model call ${call.n} (${call.what})`, ...spread(xs) })),
+    { what: 'final trace event', ...spread(done.map((e) => since(e.at))) },
+  ];
   // Latency-bound: every slot busy with model calls only; more goals than slots wait for a free one (waves).
   const idealMs = Math.ceil(goals / slots) * callsPerGoal * opts.llmMs;
   const messagesPerGoal = orchestratorMessages(sentBefore, await sentByConnection(monitorUrl)) / goals;
@@ -153,6 +190,7 @@ async function runGoals({ goals, post, ends, llm, opts, slots, monitorUrl, nc, p
     totalMs,
     idealMs,
     perGoal: summarize(done.map((e) => Number(e.at - start) / 1e6)),
+    timeline,
   };
 }
 
@@ -163,9 +201,11 @@ async function runGoals({ goals, post, ends, llm, opts, slots, monitorUrl, nc, p
 export async function goalsBench(ctx) {
   const { root, nc, opts, log, results, tables, otlp } = ctx;
   const { startScriptedLlm } = await import(path.join(root, 'tools/demo/scripted-llm.mjs'));
+  const served = [];
   const llm = await startScriptedLlm({
     scenario: finalizeAtOnceScenario('bench', 'scripted-bench'),
     delayMs: opts.llmMs,
+    onServe: (rule) => served.push({ rule, at: process.hrtime.bigint() }),
   });
   const maxGoals = Math.max(...opts.goals);
   const perOrchestrator = Math.min(64, Math.ceil(maxGoals / 2));
@@ -196,6 +236,7 @@ export async function goalsBench(ctx) {
             post: system.post,
             ends,
             llm,
+            served,
             opts,
             slots: 2 * perOrchestrator,
             monitorUrl: ctx.monitorUrl,
@@ -255,6 +296,22 @@ export async function goalsBench(ctx) {
       'the fixed cost of a goal in round trips, which the load of the machine does not change.',
   );
   tables.push(cpuTable(rows));
+  tables.push(timelineTable(rows));
+}
+
+/** When the goals of each row were accepted, reached the model for each call, and ended. */
+function timelineTable(rows) {
+  const body = rows.flatMap((r) =>
+    r.timeline.map((t) => [String(r.goals), r.mode, t.what, ms(t.min), ms(t.p50), ms(t.max)]),
+  );
+  return (
+    '### (4c) Where the time goes: ms after the first submission\n\n' +
+    markdownTable(['goals', 'tracing', 'event', 'first', 'p50', 'last'], body) +
+    '\n\nAccepted: the 202 reached the client. Model call n: the request reached the scripted model (its ' +
+    'latency starts then). With nothing but model calls, every goal would make call 1 at 0 ms and end at the ideal; ' +
+    "the gap of the last goal's first call is the cost of accepting and starting a burst of goals, the growth from " +
+    'one call to the next the cost of a step.'
+  );
 }
 
 /** The CPU time per goal of every process (the same names in every row), and their sum. */

@@ -220,6 +220,8 @@ function streamCompletion(res, completion, { includeUsage, chunkDelayMs, timers 
  * display is readable; the benchmark uses it as the model's per-call latency). `chunkDelayMs` is the pause between the
  * pieces of a streamed answer (a rule's own `chunkDelayMs` wins). `respond(request)` (scripts only) may compute a
  * reply from the request ({schema, tools, text}) before the rules are consulted; undefined leaves it to the rules.
+ * `onServe(ruleId)` (scripts only) is called as each chat request is matched, before its latency (the benchmark times
+ * when goals reach the model with it).
  */
 export async function startScriptedLlm({
   scenario = loadScenario(),
@@ -230,6 +232,7 @@ export async function startScriptedLlm({
   respond = undefined,
   log = () => undefined,
   dumpDir = undefined,
+  onServe = undefined,
 } = {}) {
   if (dumpDir) mkdirSync(dumpDir, { recursive: true });
   let dumped = 0;
@@ -315,6 +318,7 @@ export async function startScriptedLlm({
       stats.served += 1;
       const id = rule.id ?? String(scenario.rules.indexOf(rule));
       stats.byRule[id] = (stats.byRule[id] ?? 0) + 1;
+      onServe?.(id);
       log(`rule ${id} answers ${what}`);
       const completion = completionFor(rule.reply, body.model ?? model, request.text);
       const answer = () =>
