@@ -265,6 +265,24 @@ describe('ToolHost over real NATS', () => {
     expect(wrongTool.output).toMatchObject({ type: 'error', error: { code: 'VALIDATION_FAILED' } });
   });
 
+  it('answers VALIDATION_FAILED to parameters nested too deep to check, instead of no reply at all', async () => {
+    // Well under one NATS message, valid JSON, but deeper than zod's recursive JsonValue check can go: the check
+    // throws (a stack overflow) rather than failing, and the call used to get no reply (the caller waited out its
+    // deadline, and every retry did the same).
+    const depth = 20_000;
+    const params = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const inv = JSON.stringify(invocation('tally', { x: 1 })).replace('{"x":1}', params);
+    const before = calls.get('tally') ?? 0;
+    const msg = await nc.request(Subjects.toolInvoke('tally'), inv, { timeout: 5_000 });
+    expect(ToolOutput.parse(msg.json())).toMatchObject({
+      type: 'error',
+      error: { code: 'VALIDATION_FAILED', retryable: false },
+    });
+    expect(calls.get('tally') ?? 0).toBe(before);
+    // and the host keeps serving
+    expect((await invoke(invocation('echo', { text: 'ok' }))).output).toMatchObject({ result: 'ok' });
+  });
+
   it('reports a tool that ignores its deadline as TIMEOUT and keeps serving', async () => {
     const started = Date.now();
     const inv = invocation('sleepy', {});

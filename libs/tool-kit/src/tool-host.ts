@@ -293,7 +293,14 @@ export class ToolHost {
     } catch {
       return errorEnvelope('VALIDATION_FAILED', 'the invocation is not valid JSON');
     }
-    const parsed = safeParseToolInvocation(raw);
+    let parsed: ReturnType<typeof safeParseToolInvocation>;
+    try {
+      parsed = safeParseToolInvocation(raw);
+    } catch (err) {
+      // zod checks JSON values recursively: params nested deeper than the stack allows make the check throw (a
+      // RangeError) instead of failing, which would leave the call without any reply.
+      return errorEnvelope('VALIDATION_FAILED', `the invocation cannot be checked: ${String(err)}`);
+    }
     if (!parsed.success) {
       return errorEnvelope('VALIDATION_FAILED', `invalid invocation: ${describeIssues(parsed.error)}`);
     }
