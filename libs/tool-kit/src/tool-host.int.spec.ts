@@ -540,3 +540,65 @@ describe('ToolHost when a reply cannot be sent', () => {
     expect(runs).toBe(1);
   });
 });
+
+describe('ToolHost when a tool throws a value that has no text', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let host: ToolHost;
+  let runs = 0;
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    host = new ToolHost({
+      connection: nc,
+      serviceName: MicroServiceNames.toolService('throw-test'),
+      version: '1.0.0',
+      instanceId: 'host-t',
+      tools: [
+        defineTool({
+          name: 'oddthrow',
+          description: 'throws an object without a prototype (String() of it throws a TypeError)',
+          inputSchema: { type: 'object' },
+          handler: () => {
+            runs += 1;
+            throw Object.assign(Object.create(null) as object, { reason: 'no prototype' });
+          },
+        }),
+      ],
+      idempotency: { bucket: uniqueName('tool_results'), leaseMs: 1_000 },
+    });
+    await host.start();
+  });
+
+  afterAll(async () => {
+    await host?.stop(1_000);
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('answers TOOL_FAILED (the tool ran), never a retryable UNAVAILABLE that would run it again', async () => {
+    const inv = ToolInvocation.parse({
+      schemaVersion: SCHEMA_VERSION,
+      invocationId: uniqueName('inv'),
+      goalId: 'goal-t',
+      step: 0,
+      tool: 'oddthrow',
+      params: {},
+      deadline: Date.now() + 5_000,
+      runtimeSubject: Subjects.goalRuntime('goal-t'),
+      interactSubject: Subjects.goalInteract('goal-t'),
+    });
+    const first = await nc.request(Subjects.toolInvoke('oddthrow'), JSON.stringify(inv), { timeout: 3_000 });
+    expect(ToolOutput.parse(first.json())).toMatchObject({
+      type: 'error',
+      error: { code: 'TOOL_FAILED', retryable: false },
+    });
+    // A retry of the same invocation replays the recorded failure: the tool ran once.
+    const again = await nc.request(Subjects.toolInvoke('oddthrow'), JSON.stringify({ ...inv, attempt: 2 }), {
+      timeout: 3_000,
+    });
+    expect(ToolOutput.parse(again.json())).toMatchObject({ type: 'error', error: { code: 'TOOL_FAILED' } });
+    expect(runs).toBe(1);
+  });
+});
