@@ -602,3 +602,68 @@ describe('ToolHost when a tool throws a value that has no text', () => {
     expect(runs).toBe(1);
   });
 });
+
+describe('ToolHost with a logger that throws', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let host: ToolHost;
+  const thrown = { count: 0, twice: deferred<void>() };
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    const down = () => Promise.reject(new Error('results store down'));
+    host = new ToolHost({
+      connection: nc,
+      serviceName: MicroServiceNames.toolService('logger-test'),
+      version: '1.0.0',
+      instanceId: 'host-l',
+      tools: [
+        defineTool({
+          name: 'recorded',
+          description: 'runs at most once, so it needs the (failing) store',
+          inputSchema: { type: 'object' },
+          handler: () => 'ran',
+        }),
+      ],
+      // The claim fails, so the host logs an error; its logger throws that error too (a broken log sink).
+      idempotency: {
+        store: { read: down, claim: down, swap: down, record: down, recordOverClaim: down, release: down },
+      },
+      logger: {
+        info: () => undefined,
+        warn: () => undefined,
+        error: (message) => {
+          thrown.count += 1;
+          if (thrown.count === 2) thrown.twice.resolve();
+          throw new Error(`log sink down (${message})`);
+        },
+      },
+    });
+    await host.start();
+  });
+
+  afterAll(async () => {
+    await host?.stop(1_000);
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('forgets a request whose handling failed, so stop() does not count it as still running', async () => {
+    const inv = ToolInvocation.parse({
+      schemaVersion: SCHEMA_VERSION,
+      invocationId: uniqueName('inv'),
+      goalId: 'goal-l',
+      step: 0,
+      tool: 'recorded',
+      params: {},
+      deadline: Date.now() + 5_000,
+      runtimeSubject: Subjects.goalRuntime('goal-l'),
+      interactSubject: Subjects.goalInteract('goal-l'),
+    });
+    nc.publish(Subjects.toolInvoke('recorded'), JSON.stringify(inv));
+    // 'invocation not served', then 'request handling failed': both threw, the request's task ended rejected.
+    await thrown.twice.promise;
+    await expect(host.stop(5_000)).resolves.toBe(0);
+  });
+});

@@ -183,8 +183,10 @@ export class ToolHost {
             this.logger.error('request handling failed', { tool: tool.name, error: String(e) }),
           );
           this.tasks.add(task);
-          // `task` never rejects (caught above): `then` is enough, and lighter than `finally`.
-          void task.then(() => this.tasks.delete(task));
+          // Forgotten however it ends: `task` rejects when the logger throws in the `catch` above. One promise, as
+          // `then` with both callbacks is (lighter than `finally`, which also passes a rejection on, unhandled).
+          const forget = () => this.tasks.delete(task);
+          void task.then(forget, forget);
         },
       });
     }
