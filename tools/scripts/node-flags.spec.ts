@@ -39,6 +39,21 @@ describe('per-app Node flags', () => {
       expect(() => m.nodeFlagsOf(root, 'x')).toThrow(/nodeFlags must be an array of --flags/);
       writeFileSync(manifest, JSON.stringify({ name: 'x', novelrag: { nodeFlags: ['single-threaded-gc'] } }));
       expect(() => m.nodeFlagsOf(root, 'x')).toThrow(/nodeFlags must be an array of --flags/);
+      // What the Dockerfile's unquoted `$(cat /app/node-flags)` would split or expand, so the container would not get
+      // the flags npm start and the benchmarks pass (a word after a space would even be taken for the script), and a
+      // bare `--`, which ends Node's options (the script is then `--`'s next word).
+      for (const flag of ['--', '--title=novelrag gateway', '--max-old-space-size=*', '--x=$(id)']) {
+        writeFileSync(manifest, JSON.stringify({ name: 'x', novelrag: { nodeFlags: [flag] } }));
+        expect(() => m.nodeFlagsOf(root, 'x')).toThrow(/nodeFlags must be an array of --flags/);
+      }
+      writeFileSync(
+        manifest,
+        JSON.stringify({
+          name: 'x',
+          novelrag: { nodeFlags: ['--max-old-space-size=512', '--stack-trace-limit=50'] },
+        }),
+      );
+      expect(m.nodeFlagsOf(root, 'x')).toEqual(['--max-old-space-size=512', '--stack-trace-limit=50']);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

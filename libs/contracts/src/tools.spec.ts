@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import {
   EncodedToolMetadata,
   SCHEMA_VERSION,
@@ -182,6 +183,34 @@ describe('safeParseToolInvocation (ToolInvocation, parsed faster)', () => {
     'JSON text': JSON.stringify(valid),
     'as parsed from JSON': JSON.parse(JSON.stringify(valid)),
     'a huge number from JSON': JSON.parse(JSON.stringify(valid).replace('"depth":2', '"depth":1e999')),
+    // Keys JSON.parse makes own properties, which a plain assignment would not copy as such.
+    '__proto__ in params, from JSON': JSON.parse(
+      JSON.stringify(valid).replace('"params":{', '"params":{"__proto__":{"polluted":true},'),
+    ),
+    '__proto__ at the top, from JSON': JSON.parse(`{"__proto__":{"x":1},${JSON.stringify(valid).slice(1)}`),
+    'constructor in params and at the top': {
+      ...valid,
+      constructor: 1,
+      params: { constructor: { prototype: 1 } },
+    },
+    'integer-like keys in params (own-key order)': {
+      ...valid,
+      params: { b: 1, 1: 2, 0: { 2: 1, x: 2, 1: 0 } },
+    },
+    'no prototype': Object.assign(Object.create(null) as object, valid, {
+      params: Object.assign(Object.create(null) as object, { a: 1 }),
+    }),
+    'fields inherited': Object.create(valid) as unknown,
+    'an unknown key inherited': Object.assign(Object.create({ extra: 1 }) as object, valid),
+    'a symbol key in params': { ...valid, params: { a: 1, [Symbol('s')]: 1 } },
+    'a hole in an array in params': {
+      ...valid,
+      params: { a: Object.assign(new Array<unknown>(3), { 0: 1, 2: 3 }) },
+    },
+    'a class instance as params': { ...valid, params: new (class Params {})() },
+    'a Map as params': { ...valid, params: new Map([['a', 1]]) },
+    'keys out of order': Object.fromEntries(Object.entries({ ...valid, threadId: 't' }).reverse()),
+    'an array as the invocation': [valid],
   };
 
   it.each(Object.entries(cases))('answers as ToolInvocation.safeParse: %s', (_name, raw) => {
@@ -189,11 +218,17 @@ describe('safeParseToolInvocation (ToolInvocation, parsed faster)', () => {
     const reference = ToolInvocation.safeParse(raw);
     expect(fast.success).toBe(reference.success);
     if (fast.success && reference.success) {
-      expect(fast.data).toEqual(reference.data);
+      expect(fast.data).toStrictEqual(reference.data);
       expect(Object.keys(fast.data)).toEqual(Object.keys(reference.data));
+      expect(Reflect.ownKeys(fast.data.params)).toEqual(Reflect.ownKeys(reference.data.params));
     } else {
       expect(fast.error?.issues).toEqual(reference.error?.issues);
     }
+  });
+
+  it('checks the envelope with the compiled fast path (z.compile does not fall back to the runtime for it)', () => {
+    const envelope = ToolInvocation.extend({ params: z.record(z.string(), z.unknown()) });
+    expect(() => z.compile(envelope, { strict: true })).not.toThrow();
   });
 
   it('copies the params (the caller may keep or change its own object)', () => {

@@ -11,7 +11,7 @@ import type { GoalCancellations, StopListening } from './goal-cancellations';
 import type { HostedTool } from './hosted-tool';
 import type { ToolNotes } from './invocation-notes';
 import type { HostLogger } from './logger';
-import { errorOutput, thrownOutput, toWireOutput } from './outputs';
+import { errorOutput, textOfThrown, thrownOutput, toWireOutput } from './outputs';
 import type { AskTiming } from './interaction-ask';
 import { RemoteExecutionContext } from './remote-execution-context';
 
@@ -104,7 +104,7 @@ export async function runInvocation(
         logger.warn('tool threw', {
           tool: tool.name,
           invocationId: invocation.invocationId,
-          error: String(err),
+          error: textOfThrown(err),
         });
       }
       return thrownOutput(err, tool.name, elapsed());

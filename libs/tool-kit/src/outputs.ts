@@ -52,8 +52,20 @@ export function thrownOutput(err: unknown, toolName: string, durationMs: number)
       return boundedError({ ...errorEnvelope(code.data, err.message), retryable: err.retryable }, durationMs);
     }
   }
-  const message = err instanceof Error ? err.message || err.name : String(err);
-  return boundedError(errorEnvelope('TOOL_FAILED', `${toolName} failed: ${message}`), durationMs);
+  return boundedError(errorEnvelope('TOOL_FAILED', `${toolName} failed: ${textOfThrown(err)}`), durationMs);
+}
+
+/**
+ * What a thrown value says, for messages and logs. Never throws itself: `String` does for an object without a
+ * prototype, and a tool's throw must end as its TOOL_FAILED, not as a failure of the runner (a retryable UNAVAILABLE
+ * that would run the tool again).
+ */
+export function textOfThrown(err: unknown): string {
+  try {
+    return err instanceof Error ? err.message || err.name : String(err);
+  } catch {
+    return Object.prototype.toString.call(err);
+  }
 }
 
 /**

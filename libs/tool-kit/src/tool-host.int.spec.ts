@@ -265,6 +265,24 @@ describe('ToolHost over real NATS', () => {
     expect(wrongTool.output).toMatchObject({ type: 'error', error: { code: 'VALIDATION_FAILED' } });
   });
 
+  it('answers VALIDATION_FAILED to parameters nested too deep to check, instead of no reply at all', async () => {
+    // Well under one NATS message, valid JSON, but deeper than zod's recursive JsonValue check can go: the check
+    // throws (a stack overflow) rather than failing, and the call used to get no reply (the caller waited out its
+    // deadline, and every retry did the same).
+    const depth = 20_000;
+    const params = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const inv = JSON.stringify(invocation('tally', { x: 1 })).replace('{"x":1}', params);
+    const before = calls.get('tally') ?? 0;
+    const msg = await nc.request(Subjects.toolInvoke('tally'), inv, { timeout: 5_000 });
+    expect(ToolOutput.parse(msg.json())).toMatchObject({
+      type: 'error',
+      error: { code: 'VALIDATION_FAILED', retryable: false },
+    });
+    expect(calls.get('tally') ?? 0).toBe(before);
+    // and the host keeps serving
+    expect((await invoke(invocation('echo', { text: 'ok' }))).output).toMatchObject({ result: 'ok' });
+  });
+
   it('reports a tool that ignores its deadline as TIMEOUT and keeps serving', async () => {
     const started = Date.now();
     const inv = invocation('sleepy', {});
@@ -520,5 +538,132 @@ describe('ToolHost when a reply cannot be sent', () => {
       error: { code: 'TOOL_OUTPUT_TOO_LARGE', retryable: false },
     });
     expect(runs).toBe(1);
+  });
+});
+
+describe('ToolHost when a tool throws a value that has no text', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let host: ToolHost;
+  let runs = 0;
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    host = new ToolHost({
+      connection: nc,
+      serviceName: MicroServiceNames.toolService('throw-test'),
+      version: '1.0.0',
+      instanceId: 'host-t',
+      tools: [
+        defineTool({
+          name: 'oddthrow',
+          description: 'throws an object without a prototype (String() of it throws a TypeError)',
+          inputSchema: { type: 'object' },
+          handler: () => {
+            runs += 1;
+            throw Object.assign(Object.create(null) as object, { reason: 'no prototype' });
+          },
+        }),
+      ],
+      idempotency: { bucket: uniqueName('tool_results'), leaseMs: 1_000 },
+    });
+    await host.start();
+  });
+
+  afterAll(async () => {
+    await host?.stop(1_000);
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('answers TOOL_FAILED (the tool ran), never a retryable UNAVAILABLE that would run it again', async () => {
+    const inv = ToolInvocation.parse({
+      schemaVersion: SCHEMA_VERSION,
+      invocationId: uniqueName('inv'),
+      goalId: 'goal-t',
+      step: 0,
+      tool: 'oddthrow',
+      params: {},
+      deadline: Date.now() + 5_000,
+      runtimeSubject: Subjects.goalRuntime('goal-t'),
+      interactSubject: Subjects.goalInteract('goal-t'),
+    });
+    const first = await nc.request(Subjects.toolInvoke('oddthrow'), JSON.stringify(inv), { timeout: 3_000 });
+    expect(ToolOutput.parse(first.json())).toMatchObject({
+      type: 'error',
+      error: { code: 'TOOL_FAILED', retryable: false },
+    });
+    // A retry of the same invocation replays the recorded failure: the tool ran once.
+    const again = await nc.request(Subjects.toolInvoke('oddthrow'), JSON.stringify({ ...inv, attempt: 2 }), {
+      timeout: 3_000,
+    });
+    expect(ToolOutput.parse(again.json())).toMatchObject({ type: 'error', error: { code: 'TOOL_FAILED' } });
+    expect(runs).toBe(1);
+  });
+});
+
+describe('ToolHost with a logger that throws', () => {
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let host: ToolHost;
+  const thrown = { count: 0, twice: deferred<void>() };
+
+  beforeAll(async () => {
+    nats = await startNats({ privateServer: true });
+    nc = await connect({ servers: nats.url });
+    const down = () => Promise.reject(new Error('results store down'));
+    host = new ToolHost({
+      connection: nc,
+      serviceName: MicroServiceNames.toolService('logger-test'),
+      version: '1.0.0',
+      instanceId: 'host-l',
+      tools: [
+        defineTool({
+          name: 'recorded',
+          description: 'runs at most once, so it needs the (failing) store',
+          inputSchema: { type: 'object' },
+          handler: () => 'ran',
+        }),
+      ],
+      // The claim fails, so the host logs an error; its logger throws that error too (a broken log sink).
+      idempotency: {
+        store: { read: down, claim: down, swap: down, record: down, recordOverClaim: down, release: down },
+      },
+      logger: {
+        info: () => undefined,
+        warn: () => undefined,
+        error: (message) => {
+          thrown.count += 1;
+          if (thrown.count === 2) thrown.twice.resolve();
+          throw new Error(`log sink down (${message})`);
+        },
+      },
+    });
+    await host.start();
+  });
+
+  afterAll(async () => {
+    await host?.stop(1_000);
+    await nc?.close();
+    await nats?.stop();
+  });
+
+  it('forgets a request whose handling failed, so stop() does not count it as still running', async () => {
+    const inv = ToolInvocation.parse({
+      schemaVersion: SCHEMA_VERSION,
+      invocationId: uniqueName('inv'),
+      goalId: 'goal-l',
+      step: 0,
+      tool: 'recorded',
+      params: {},
+      deadline: Date.now() + 5_000,
+      runtimeSubject: Subjects.goalRuntime('goal-l'),
+      interactSubject: Subjects.goalInteract('goal-l'),
+    });
+    nc.publish(Subjects.toolInvoke('recorded'), JSON.stringify(inv));
+    // 'invocation not served', then 'request handling failed': both threw, the request's task ended rejected.
+    await thrown.twice.promise;
+    await expect(host.stop(5_000)).resolves.toBe(0);
   });
 });

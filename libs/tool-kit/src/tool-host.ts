@@ -183,8 +183,10 @@ export class ToolHost {
             this.logger.error('request handling failed', { tool: tool.name, error: String(e) }),
           );
           this.tasks.add(task);
-          // `task` never rejects (caught above): `then` is enough, and lighter than `finally`.
-          void task.then(() => this.tasks.delete(task));
+          // Forgotten however it ends: `task` rejects when the logger throws in the `catch` above. One promise, as
+          // `then` with both callbacks is (lighter than `finally`, which also passes a rejection on, unhandled).
+          const forget = () => this.tasks.delete(task);
+          void task.then(forget, forget);
         },
       });
     }
@@ -293,7 +295,14 @@ export class ToolHost {
     } catch {
       return errorEnvelope('VALIDATION_FAILED', 'the invocation is not valid JSON');
     }
-    const parsed = safeParseToolInvocation(raw);
+    let parsed: ReturnType<typeof safeParseToolInvocation>;
+    try {
+      parsed = safeParseToolInvocation(raw);
+    } catch (err) {
+      // zod checks JSON values recursively: params nested deeper than the stack allows make the check throw (a
+      // RangeError) instead of failing, which would leave the call without any reply.
+      return errorEnvelope('VALIDATION_FAILED', `the invocation cannot be checked: ${String(err)}`);
+    }
     if (!parsed.success) {
       return errorEnvelope('VALIDATION_FAILED', `invalid invocation: ${describeIssues(parsed.error)}`);
     }
