@@ -23,6 +23,14 @@ export interface GoalConsumerOptions {
   /** How long one pull waits for a goal (bounds how long `stop` takes). */
   readonly pullExpiresMs?: number;
   /**
+   * Goals this instance takes in at once (default {@link DEFAULT_MAX_STARTING}, at most `concurrency`): pulled and not
+   * yet started (their pickup: thread lease, record, trace numbering). A worker pulls only while fewer are; a goal frees
+   * its place once its pursuit starts (`Delivery.started`), waits for its thread, or ends. A burst of goals is then
+   * started a few at a time, in order, each reaching the model as soon as it can, instead of all of them interleaved
+   * and reaching it together at the end; and goals this instance is too busy to start stay in the stream for another.
+   */
+  readonly maxStarting?: number;
+  /**
    * Deliveries of one goal in a row whose handling threw (default 5; the orchestrator uses NOVELRAG_GOAL_MAX_ATTEMPTS)
    * after which its message is terminated and `giveUp` called. A pursuit that started counts its own attempts; this
    * bounds what fails before (an unreadable record, a store that keeps failing), which would otherwise come back forever.
@@ -32,6 +40,9 @@ export interface GoalConsumerOptions {
   readonly giveUp?: (submission: GoalSubmission, error: ErrorEnvelope) => Promise<void>;
   readonly log: ContextLogger;
 }
+
+/** Goals an instance takes in at once unless told otherwise (see `GoalConsumerOptions.maxStarting`). */
+export const DEFAULT_MAX_STARTING = 16;
 
 /** Goals whose failure counts this instance remembers at most (the oldest are forgotten first). */
 const MAX_TRACKED_FAILURES = 1_000;
@@ -52,7 +63,8 @@ export const heartbeatEvery = (ackWaitMs: number) => Math.max(200, Math.floor(ac
 
 /**
  * Pulls goals from the durable `orchestrator` consumer of the GOALS work queue, which every instance shares (each goal
- * goes to one of them). `concurrency` workers each pull one goal at a time. While a goal is held its message is kept
+ * goes to one of them). `concurrency` workers each pull one goal at a time, at most `maxStarting` of them between a pull
+ * and the start of the goal's pursuit. While a goal is held its message is kept
  * alive with `working()`; it is acked only once the goal is terminal and recorded, so an instance that dies leaves the
  * goal to be redelivered to any instance, which resumes it from its checkpoint. A submission that does not parse is
  * terminated (logged with its code) and never retried; so is a goal whose handling threw `maxFailedDeliveries` times in
@@ -65,6 +77,9 @@ export class GoalConsumer {
   /** Pull requests in flight, and who waits for them to end. */
   private pulls = 0;
   private pullsDone: (() => void)[] = [];
+  /** Goals pulled or being pulled and not yet started, and the workers waiting for one of those places. */
+  private starting = 0;
+  private startTurns: (() => void)[] = [];
   /**
    * Deliveries in a row whose handling threw, per goal id. Counted in memory, not from the message's delivery count:
    * that one also counts hand-backs for a busy thread, which may legitimately be many. With several instances a goal
@@ -101,6 +116,7 @@ export class GoalConsumer {
    */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
+    for (const turn of this.startTurns.splice(0)) turn();
     const all = Promise.all(this.workers);
     const graceful = await Promise.race([
       all.then(() => true),
@@ -119,32 +135,63 @@ export class GoalConsumer {
     return new Promise((resolve) => this.pullsDone.push(resolve));
   }
 
+  private get maxStarting(): number {
+    const max = this.options.maxStarting ?? DEFAULT_MAX_STARTING;
+    return Math.max(1, Math.min(this.options.concurrency, max));
+  }
+
+  /**
+   * Takes one of the `maxStarting` places (waiting for one while all are taken); resolves to the function that gives it
+   * back (idempotent), or to undefined when the consumer stops meanwhile.
+   */
+  private async startPlace(): Promise<(() => void) | undefined> {
+    while (this.starting >= this.maxStarting && !this.stopping) {
+      await new Promise<void>((resolve) => this.startTurns.push(resolve));
+    }
+    if (this.stopping) return undefined;
+    this.starting += 1;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.starting -= 1;
+      this.startTurns.shift()?.();
+    };
+  }
+
   private async work(worker: number): Promise<void> {
     const consumer = await jetstream(this.nc).consumers.get(this.streamName, Streams.goals.consumer);
     while (!this.stopping) {
-      let msg: JsMsg | null;
-      this.pulls += 1;
+      const started = await this.startPlace();
+      if (!started) break;
       try {
-        msg = await consumer.next({ expires: this.options.pullExpiresMs ?? 2_000 });
-      } catch (err) {
-        if (this.stopping || this.nc.isClosed()) break;
-        this.options.log.warn('pull failed', { worker, error: String(err) });
-        await new Promise((r) => setTimeout(r, 1_000));
-        continue;
+        let msg: JsMsg | null;
+        this.pulls += 1;
+        try {
+          msg = await consumer.next({ expires: this.options.pullExpiresMs ?? 2_000 });
+        } catch (err) {
+          if (this.stopping || this.nc.isClosed()) break;
+          this.options.log.warn('pull failed', { worker, error: String(err) });
+          started();
+          await new Promise((r) => setTimeout(r, 1_000));
+          continue;
+        } finally {
+          this.pulls -= 1;
+          if (this.pulls === 0) for (const done of this.pullsDone.splice(0)) done();
+        }
+        if (!msg) continue;
+        if (this.stopping) {
+          msg.nak(); // arrived while we stop: another instance takes it
+          break;
+        }
+        await this.process(msg, started);
       } finally {
-        this.pulls -= 1;
-        if (this.pulls === 0) for (const done of this.pullsDone.splice(0)) done();
+        started();
       }
-      if (!msg) continue;
-      if (this.stopping) {
-        msg.nak(); // arrived while we stop: another instance takes it
-        break;
-      }
-      await this.process(msg);
     }
   }
 
-  private async process(msg: JsMsg): Promise<void> {
+  private async process(msg: JsMsg, started: () => void): Promise<void> {
     const log = this.options.log;
     let body: unknown;
     try {
@@ -171,6 +218,7 @@ export class GoalConsumer {
         attempt: msg.info.deliveryCount,
         seq: msg.info.streamSequence,
         keepAlive: () => msg.working(),
+        started,
       };
       if (delivery.attempt > 1) Metrics.goalRedeliveries.inc();
       Metrics.goalsRunning.inc();

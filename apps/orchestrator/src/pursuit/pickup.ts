@@ -40,7 +40,10 @@ export async function pursueGoal(
       seq: delivery.seq,
       maxWaitMs: settings.threadWaitMs,
       signal: stop.signal,
-      onWait: () => delivery.keepAlive(),
+      onWait: () => {
+        delivery.started?.(); // waiting for its thread: the next goal may start meanwhile
+        delivery.keepAlive();
+      },
     });
     if (!held) return deliveryOf(stop.reason ?? { kind: 'thread_busy' });
     try {
@@ -60,6 +63,7 @@ export async function pursueGoal(
       }
       await numbering;
       unfollow.push(stop.follow(held.lost, { kind: 'lease_lost' }));
+      delivery.started?.();
       return await new PursuitRun(submission, record, delivery, deps, stop, thread).execute();
     } finally {
       publisher.forget(record.goalId);

@@ -58,4 +58,9 @@ export interface Delivery {
   readonly seq: number;
   /** Keeps the message from being redelivered while we wait or work. */
   keepAlive(): void;
+  /**
+   * Says the goal is past its pickup (its pursuit starts) or waits for its thread: the consumer may take in another
+   * goal (`GoalConsumerOptions.maxStarting`). Idempotent; absent where nobody counts.
+   */
+  started?(): void;
 }
