@@ -20,22 +20,22 @@ const submission = () =>
     source: 'user',
   });
 
-/** The GOALS consumer over a private nats-server, with a handler the test scripts. */
+/** The GOALS consumer over a private nats-server (one for the file), with handlers the tests script. */
+let nats: NatsServerHandle;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startNats({ privateServer: true });
+  nc = await connect({ servers: nats.url });
+  await ensureGoalsStream(nc);
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await nats?.stop();
+});
+
 describe('GoalConsumer (real JetStream)', () => {
-  let nats: NatsServerHandle;
-  let nc: NatsConnection;
-
-  beforeAll(async () => {
-    nats = await startNats({ privateServer: true });
-    nc = await connect({ servers: nats.url });
-    await ensureGoalsStream(nc);
-  });
-
-  afterAll(async () => {
-    await nc?.close();
-    await nats?.stop();
-  });
-
   it('terminates a goal whose handling keeps throwing after maxFailedDeliveries in a row, and gives it up', async () => {
     const goal = submission();
     const calls: number[] = [];
@@ -82,22 +82,8 @@ describe('GoalConsumer (real JetStream)', () => {
   });
 });
 
-/** How many goals an instance takes in at once (`maxStarting`), over a private nats-server. */
+/** How many goals an instance takes in at once (`maxStarting`). */
 describe('GoalConsumer start places (real JetStream)', () => {
-  let nats: NatsServerHandle;
-  let nc: NatsConnection;
-
-  beforeAll(async () => {
-    nats = await startNats({ privateServer: true });
-    nc = await connect({ servers: nats.url });
-    await ensureGoalsStream(nc);
-  });
-
-  afterAll(async () => {
-    await nc?.close();
-    await nats?.stop();
-  });
-
   const consumerInfo = async () =>
     (await jetstreamManager(nc)).consumers.info(Streams.goals.name, Streams.goals.consumer);
 
