@@ -87,6 +87,13 @@ describe('a question of a running tool when its orchestrator is away', () => {
     });
     return d.promise;
   };
+  /**
+   * The distinct questions among what an orchestrator received: the runner re-sends a question it has no reply to yet
+   * every `renewMs` (a check that somebody listens), and on a loaded machine a reply can take that long.
+   */
+  const questions = (asked: readonly InteractionRequest[]) => [
+    ...new Set(asked.map((q) => JSON.stringify(q))),
+  ];
   const orchestrator = (goalId: string, answer: (req: InteractionRequest) => unknown): Subscription =>
     nc.subscribe(Subjects.goalInteract(goalId), {
       callback: (_e, m) => {
@@ -180,7 +187,7 @@ describe('a question of a running tool when its orchestrator is away', () => {
       );
       expect(ToolOutput.parse(again.json())).toMatchObject({ type: 'result', result: 'written' });
       expect(ran).toEqual([inv.invocationId, inv.invocationId]);
-      expect(asked).toHaveLength(1);
+      expect(questions(asked)).toHaveLength(1);
       resumed.unsubscribe();
     } finally {
       await plain.stop(1_000);
@@ -194,7 +201,7 @@ describe('a question of a running tool when its orchestrator is away', () => {
       return { ok: true, data: { timedOut: true } };
     });
     await expect(invoke(invocation('goal-default'))).resolves.toMatchObject({ result: 'declined' });
-    expect(asked).toHaveLength(1);
+    expect(questions(asked)).toHaveLength(1);
     expect(asked[0]!.timeoutMs).toBeUndefined();
     sub.unsubscribe();
   });
