@@ -14,7 +14,7 @@
 //
 //   node bench/system.bench.mjs [--calls 2000] [--throughput-calls 5000] [--concurrency 64] [--accept 2000]
 //                               [--accept-warmup 3000] [--goals 100[,1000]] [--llm-ms 200]
-//                               [--only dispatch,throughput,accept,goals] [--tracing off,on]
+//                               [--only dispatch,throughput,accept,goals] [--tracing off,on] [--goal-runs 3]
 // Needs the compiled workspace (`npm run bench` builds it). Writes bench-results/system-<timestamp>.{json,md} and
 // bench-results/latest-system.md (what `npm run benchmarks:write` puts into BENCHMARKS.md), with the targets side by
 // side with their baselines (bench/lib/targets.mjs).
@@ -45,6 +45,7 @@ const { values } = parseArgs({
     'accept-warmup': { type: 'string' },
     goals: { type: 'string' },
     'llm-ms': { type: 'string' },
+    'goal-runs': { type: 'string' },
     only: { type: 'string' },
     tracing: { type: 'string' },
   },
@@ -74,6 +75,7 @@ const opts = {
   goals: goalCounts,
   tracing: tracingModes,
   llmMs: int('llm-ms', 200),
+  goalRuns: int('goal-runs', 3),
   only: new Set(String(values.only ?? 'dispatch,throughput,accept,goals').split(',')),
 };
 

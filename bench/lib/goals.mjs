@@ -230,21 +230,33 @@ export async function goalsBench(ctx) {
         await Promise.all(warm.map((w) => ends.finished(w.goalId, 120_000)));
         await allAcked(nc);
         for (const goals of opts.goals) {
-          log(`(4) ${goals} concurrent goals, tracing ${mode}, model latency ${opts.llmMs} ms per call`);
-          const r = await runGoals({
-            goals,
-            post: system.post,
-            ends,
-            llm,
-            served,
-            opts,
-            slots: 2 * perOrchestrator,
-            monitorUrl: ctx.monitorUrl,
-            nc,
-            log,
-            // The bench's own process: the scripted model server and the REST client (part of the measurement).
-            pids: { ...system.pids, 'nats-server': ctx.natsPid(), 'bench (model, client)': process.pid },
-          });
+          // Each count runs `goalRuns` times on the same services; the row is the median run (by total time), and the
+          // total of every run is shown beside it: one run of a burst is one sample, which a pause of the machine moves.
+          const runs = [];
+          for (let run = 1; run <= opts.goalRuns; run++) {
+            log(
+              `(4) ${goals} concurrent goals, tracing ${mode}, model latency ${opts.llmMs} ms per call, ` +
+                `run ${run} of ${opts.goalRuns}`,
+            );
+            runs.push(
+              await runGoals({
+                goals,
+                post: system.post,
+                ends,
+                llm,
+                served,
+                opts,
+                slots: 2 * perOrchestrator,
+                monitorUrl: ctx.monitorUrl,
+                nc,
+                log,
+                // The bench's own process: the scripted model server and the REST client (part of the measurement).
+                pids: { ...system.pids, 'nats-server': ctx.natsPid(), 'bench (model, client)': process.pid },
+              }),
+            );
+          }
+          const median = [...runs].sort((a, b) => a.totalMs - b.totalMs)[Math.floor((runs.length - 1) / 2)];
+          const r = { ...median, runsMs: runs.map((x) => x.totalMs) };
           results.goals.push({ ...r, tracing: mode, llmMs: opts.llmMs, perOrchestrator });
           rows.push({ ...r, mode });
         }
@@ -268,6 +280,7 @@ export async function goalsBench(ctx) {
           'completed',
           'model calls/goal',
           'total ms',
+          'every run, ms',
           'ideal ms',
           'total / ideal',
           'vs tracing off',
@@ -281,6 +294,7 @@ export async function goalsBench(ctx) {
           String(r.completed),
           r.callsPerGoal.toFixed(1),
           ms(r.totalMs),
+          r.runsMs.map(ms).join(', '),
           ms(r.idealMs),
           ratio(r.totalMs, r.idealMs),
           r.mode === 'off' ? '1×' : ratio(r.totalMs, offOf(r.goals)?.totalMs),
@@ -291,7 +305,8 @@ export async function goalsBench(ctx) {
       ) +
       `\n\nIdeal: ⌈goals ÷ ${2 * perOrchestrator} slots⌉ × model calls per goal × ${opts.llmMs} ms (latency-bound: every ` +
       'goal at once as far as the slots allow, nothing but model calls). Measured from the first submission to the ' +
-      'last final trace event, submissions through the gateway included. Orchestrator messages per goal: what the ' +
+      `last final trace event, submissions through the gateway included; each row is the median of ${opts.goalRuns} ` +
+      "runs on the same services (every run's total beside it; the CPU and timeline tables are of that run). Orchestrator messages per goal: what the " +
       'orchestrators sent to NATS during the run (every request, publish and ack; NATS monitoring), divided by the goals: ' +
       'the fixed cost of a goal in round trips, which the load of the machine does not change.',
   );

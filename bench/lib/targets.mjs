@@ -78,7 +78,7 @@ export function targetsTable(results) {
   }
   for (const g of results.goals ?? []) {
     rows.push([
-      `${g.goals} concurrent goals, tracing ${g.tracing}`,
+      `${g.goals} concurrent goals, tracing ${g.tracing}${g.runsMs?.length > 1 ? ` (median of ${g.runsMs.length} runs)` : ''}`,
       g.goals === 100 && g.tracing === 'off' ? '≤ 1.2× ideal' : 'reported',
       `${ms(g.totalMs)} ms (${ratio(g.totalMs, g.idealMs)})`,
       `ideal ${ms(g.idealMs)} ms`,
