@@ -231,6 +231,16 @@ describe('safeParseToolInvocation (ToolInvocation, parsed faster)', () => {
     expect(() => z.compile(envelope, { strict: true })).not.toThrow();
   });
 
+  it('refuses params nested too deep to check instead of throwing', () => {
+    let params: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i++) params = { a: params };
+    const parsed = safeParseToolInvocation({ ...valid, params });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues).toEqual([
+      expect.objectContaining({ path: ['params'], message: 'nested too deep to check' }),
+    ]);
+  });
+
   it('copies the params (the caller may keep or change its own object)', () => {
     const params = { a: { b: [1] } };
     const parsed = safeParseToolInvocation({ ...valid, params });

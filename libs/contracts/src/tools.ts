@@ -85,19 +85,31 @@ export type ToolInvocation = z.infer<typeof ToolInvocation>;
  * JsonValue being recursive, and its runtime parse pays the cycle guard of recursive schemas (WeakMaps per parse, costly
  * to the garbage collector) for the whole invocation. The two checks together accept exactly what `schema` accepts
  * (`params` is the only field they split); whatever either rejects is parsed again by `schema` itself, so a failure
- * reports exactly what `schema.safeParse` reports.
+ * reports exactly what `schema.safeParse` reports. Params nested too deep to check (the stack would overflow) are
+ * refused with an issue on `params` instead of throwing.
  */
 export function jsonParamsParser<T extends { params: JsonObject }>(
   schema: z.ZodObject & z.ZodType<T>,
 ): (raw: unknown) => z.ZodSafeParseResult<T> {
   const envelope = z.compile(schema.extend({ params: z.record(z.string(), z.unknown()) }));
   return (raw) => {
-    const outer = envelope.safeParse(raw);
-    if (outer.success) {
-      const params = JsonObject.safeParse(outer.data['params']);
-      if (params.success) return { success: true, data: { ...outer.data, params: params.data } as T };
+    try {
+      const outer = envelope.safeParse(raw);
+      if (outer.success) {
+        const params = JsonObject.safeParse(outer.data['params']);
+        if (params.success) return { success: true, data: { ...outer.data, params: params.data } as T };
+      }
+      return schema.safeParse(raw);
+    } catch (err) {
+      // zod checks JSON recursively: params nested some thousands deep overflow the stack. Refused, not thrown.
+      if (!(err instanceof RangeError)) throw err;
+      return {
+        success: false,
+        error: new z.ZodError([
+          { code: 'custom', path: ['params'], message: 'nested too deep to check', input: undefined },
+        ]),
+      } as z.ZodSafeParseResult<T>;
     }
-    return schema.safeParse(raw);
   };
 }
 

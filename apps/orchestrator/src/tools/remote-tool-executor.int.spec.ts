@@ -576,6 +576,14 @@ describe('RemoteToolExecutor over real NATS micro endpoints', () => {
     expect(outcome).toMatchObject({ status: 'failed', errorCode: 'VALIDATION_FAILED' });
   });
 
+  it('parameters nested too deep to check are a failed outcome, not a throw', async () => {
+    let params: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i++) params = { a: params };
+    const outcome = await executor().execute(operationPlan('deep', params, 'try'), ctx());
+    expect(outcome).toMatchObject({ status: 'failed', errorCode: 'VALIDATION_FAILED' });
+    expect(outcome.errorMessage).toContain('nested too deep to check');
+  });
+
   it('discovers the tools with their metadata', async () => {
     const { tools, invalid } = await discoverTools(nc);
     expect(invalid).toEqual([]);
