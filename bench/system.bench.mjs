@@ -12,7 +12,8 @@
 //   (1b, 4) tracing off vs on in the same run (issue 15): dispatch and the goals again with every process exporting its
 //       spans to an OTLP receiver stub in this process (bench/lib/tracing.mjs).
 //
-//   node bench/system.bench.mjs [--calls 2000] [--throughput-calls 5000] [--concurrency 64] [--accept 2000]
+//   node bench/system.bench.mjs [--calls 2000] [--throughput-calls 20000] [--throughput-warmup 20000]
+//                               [--concurrency 64] [--accept 2000]
 //                               [--accept-warmup 3000] [--goals 100[,1000]] [--llm-ms 200]
 //                               [--only dispatch,throughput,accept,goals] [--tracing off,on] [--goal-runs 3]
 // Needs the compiled workspace (`npm run bench` builds it). Writes bench-results/system-<timestamp>.{json,md} and
@@ -40,6 +41,7 @@ const { values } = parseArgs({
   options: {
     calls: { type: 'string' },
     'throughput-calls': { type: 'string' },
+    'throughput-warmup': { type: 'string' },
     concurrency: { type: 'string' },
     accept: { type: 'string' },
     'accept-warmup': { type: 'string' },
@@ -68,7 +70,8 @@ if (!tracingModes.every((m) => m === 'off' || m === 'on') || !tracingModes.inclu
 const int = positiveInts(values);
 const opts = {
   calls: int('calls', 2000),
-  throughputCalls: int('throughput-calls', 5000),
+  throughputCalls: int('throughput-calls', 20000),
+  throughputWarmup: int('throughput-warmup', 20000),
   concurrency: int('concurrency', 64),
   accept: int('accept', 2000),
   acceptWarmup: int('accept-warmup', 3000),
