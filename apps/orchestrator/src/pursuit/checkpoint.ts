@@ -61,8 +61,15 @@ export class GoalCheckpoint {
     this.fenceAt = attempts;
   }
 
-  /** Applies `change` to the current stored record (serialised with the other writes) and returns the new record. */
-  write(change: (current: GoalRecord) => Partial<GoalRecord>, reason?: string): Promise<GoalRecord> {
+  /**
+   * Applies `change` to the current stored record (serialised with the other writes) and returns the new record.
+   * `stored` runs once the record is stored, before its status change is traced (the events it emits come first).
+   */
+  write(
+    change: (current: GoalRecord) => Partial<GoalRecord>,
+    reason?: string,
+    stored?: (record: GoalRecord) => void,
+  ): Promise<GoalRecord> {
     const run = async () => {
       let statusChange: { from: GoalStatus; to: GoalStatus } | undefined;
       const next = await this.store.mutate(
@@ -85,6 +92,7 @@ export class GoalCheckpoint {
         this.latest,
       );
       this.latest = next;
+      stored?.(next);
       if (statusChange) {
         this.trace.emit({
           kind: 'goal.status_changed',

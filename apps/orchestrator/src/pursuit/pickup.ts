@@ -50,7 +50,11 @@ export async function pursueGoal(
       // What the pursuit reads once it holds the thread, all at once (three round trips in the time of one): the goal
       // record again, where the goal's trace numbering continues (after whoever traced it before), and the thread.
       // A failed read rejects where it is awaited (the catches only keep it from counting as unhandled meanwhile).
-      const numbering = publisher.continueNumbering(record.goalId);
+      // A first delivery of a goal still queued has nothing traced yet: a pursuit traces only once it has marked the
+      // goal running (PursuitRun.pickUp), and a delivery after one that did is a later attempt. Its numbering starts
+      // at 0 without reading the TRACE stream, a scan of the whole stream for nats-server 2.9 (startNumbering).
+      const fresh = delivery.attempt === 1 && record.status === 'queued';
+      const numbering = fresh ? Promise.resolve(0) : publisher.continueNumbering(record.goalId);
       const thread = deps.threads.get(record.threadId);
       numbering.catch(() => undefined);
       thread.catch(() => undefined); // awaited by the pursuit; a goal that ended meanwhile never reads it
@@ -62,6 +66,8 @@ export async function pursueGoal(
         return deliveryOf(FINISHED);
       }
       await numbering;
+      if (fresh && record.status === 'queued') publisher.startNumbering(record.goalId);
+      else if (fresh) await publisher.continueNumbering(record.goalId); // picked up by another delivery meanwhile
       unfollow.push(stop.follow(held.lost, { kind: 'lease_lost' }));
       delivery.started?.();
       return await new PursuitRun(submission, record, delivery, deps, stop, thread).execute();

@@ -337,6 +337,55 @@ describe('goal pursuit durability (real NATS)', () => {
     expect((await threads.get(threadId)).history.some((h) => h.goalId === submission.goalId)).toBe(false);
   });
 
+  /** Requests to the TRACE stream's API (message gets, direct gets, consumers) while `run` runs. */
+  const traceReads = async (run: () => Promise<unknown>): Promise<string[]> => {
+    const seen: string[] = [];
+    const subs = ['$JS.API.STREAM.MSG.GET.TRACE', '$JS.API.DIRECT.GET.TRACE.>', '$JS.API.CONSUMER.>'].map(
+      (subject) =>
+        nc.subscribe(subject, {
+          callback: (_e, m) => {
+            if (m.subject.includes('.TRACE')) seen.push(m.subject);
+          },
+        }),
+    );
+    await nc.flush();
+    try {
+      await run();
+      await nc.flush();
+    } finally {
+      for (const sub of subs) sub.unsubscribe();
+    }
+    return seen;
+  };
+
+  it("numbers a first pickup's events from 0 without reading the TRACE stream; a redelivery reads it", async () => {
+    const first = await submit();
+    const deps = depsWith(scripted([resolution('success', 'ok', 'ok')]));
+    const firstReads = await traceReads(() =>
+      pursueGoal(first.submission, first.delivery(1), deps, new AbortController().signal),
+    );
+    expect(firstReads).toEqual([]);
+    const events = await storedTrace(first.submission.goalId);
+    expect(events[0]?.kind).toBe('goal.accepted');
+    expect(events.map((e) => e.seq)).toEqual(events.map((_e, i) => i));
+
+    // A redelivery (a crash after the pickup, say) continues the numbering it finds stored.
+    const again = await submit();
+    const crashed = depsWith(scripted([]));
+    await pursueGoal(again.submission, again.delivery(1), crashed, new AbortController().signal).catch(
+      () => undefined,
+    );
+    const before = (await storedTrace(again.submission.goalId)).length;
+    expect(before).toBeGreaterThan(0);
+    const resumed = depsWith(scripted([resolution('success', 'ok', 'ok')]));
+    const redeliveryReads = await traceReads(() =>
+      pursueGoal(again.submission, again.delivery(2), resumed, new AbortController().signal),
+    );
+    expect(redeliveryReads.length).toBeGreaterThan(0);
+    const all = await storedTrace(again.submission.goalId);
+    expect(all.map((e) => e.seq)).toEqual(all.map((_e, i) => i));
+  });
+
   it('pursues a goal whose trace subjects carry a message that is not a trace event', async () => {
     const { submission, delivery } = await submit();
     nc.publish(Subjects.trace(submission.goalId, 'junk'), 'not json');

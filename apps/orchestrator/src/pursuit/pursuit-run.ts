@@ -192,8 +192,10 @@ export class PursuitRun implements RunningGoal {
     const wallClockMs = record.limits.wallClockMs ?? settings.wallClockMs;
     const deadline = record.deadline ?? Date.now() + wallClockMs;
     const resumed = record.status !== 'queued';
-    if (!resumed) {
-      // The gateway does not trace; the first pickup records the acceptance, dated when the goal was accepted.
+    // The gateway does not trace; the first pickup records the acceptance, dated when the goal was accepted, first in
+    // its trace. Only once the goal is marked running: a goal still queued has nothing traced (what its first pickup
+    // relies on to number its events without reading the stream, pickup.ts).
+    const accepted = () =>
       this.trace.emit({
         kind: 'goal.accepted',
         at: record.createdAt,
@@ -203,7 +205,6 @@ export class PursuitRun implements RunningGoal {
         lang: record.lang,
         limits: record.limits,
       });
-    }
     const picked = await this.checkpoint.write(
       (current) => ({
         status: 'running',
@@ -214,10 +215,12 @@ export class PursuitRun implements RunningGoal {
         ...(current.traceparent ? {} : currentTraceparent()),
       }),
       resumed ? 'resumed after a redelivery' : 'picked up',
+      resumed ? undefined : accepted,
     );
     // From here on, every write of this pursuit is refused once another pursuit picked the goal up after it.
     this.attempt = picked.attempts ?? 0;
     this.checkpoint.fence(this.attempt);
+
     const limits = {
       maxSteps: record.limits.maxSteps ?? settings.maxSteps,
       wallClockMs,
