@@ -2,7 +2,6 @@ import { type Service, type ServiceMsg, Svcm } from '@nats-io/services';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   Buckets,
-  ERROR_CODE_INFO,
   type ErrorEnvelope,
   MAX_MESSAGE_BYTES,
   MAX_TOOL_RESULT_CHARS,
@@ -35,6 +34,7 @@ import type { AskTiming } from './interaction-ask';
 import { runInvocation } from './invocation-runner';
 import { type HostLogger, silentLogger } from './logger';
 import { errorOutput } from './outputs';
+import { replyTo } from './replies';
 import { compileParamValidator } from './param-validator';
 import { type InvocationNotes, notesOf } from './invocation-notes';
 import { KvToolResultStore, type ToolResultStore } from './result-store';
@@ -250,21 +250,23 @@ export class ToolHost {
 
   private async onRequest(name: string, msg: ServiceMsg): Promise<void> {
     const endpoint = this.endpoints.get(name);
-    if (!endpoint) return this.reply(msg, errorOutput(errorEnvelope('TOOL_NOT_FOUND', `no tool ${name}`)));
+    if (!endpoint)
+      return replyTo(msg, this.logger, errorOutput(errorEnvelope('TOOL_NOT_FOUND', `no tool ${name}`)));
     if (this.closing)
-      return this.reply(msg, errorOutput(errorEnvelope('UNAVAILABLE', 'the runner is stopping')));
+      return replyTo(msg, this.logger, errorOutput(errorEnvelope('UNAVAILABLE', 'the runner is stopping')));
     const invocation = this.parse(name, msg);
-    if ('code' in invocation) return this.reply(msg, errorOutput(invocation));
+    if ('code' in invocation) return replyTo(msg, this.logger, errorOutput(invocation));
     annotateActiveSpan({
       'novelrag.goal.id': invocation.goalId,
       'novelrag.step': invocation.step,
       'gen_ai.tool.call.id': invocation.invocationId,
     });
     const invalid = endpoint.validate(invocation.params);
-    if (invalid) return this.reply(msg, errorOutput(invalid));
+    if (invalid) return replyTo(msg, this.logger, errorOutput(invalid));
     if (this.active >= (this.options.maxConcurrency ?? 8)) {
-      return this.reply(
+      return replyTo(
         msg,
+        this.logger,
         errorOutput(errorEnvelope('UNAVAILABLE', `runner ${this.options.instanceId} is busy; retry`)),
       );
     }
@@ -283,7 +285,7 @@ export class ToolHost {
     }
     Metrics.toolInvocations.inc({ tool: name, outcome: output.type === 'result' ? 'ok' : output.error.code });
     Metrics.toolDuration.observe({ tool: name }, (this.now() - started) / 1_000);
-    this.reply(msg, output);
+    replyTo(msg, this.logger, output);
   }
 
   private parse(name: string, msg: ServiceMsg): ToolInvocation | ErrorEnvelope {
@@ -295,14 +297,7 @@ export class ToolHost {
     } catch {
       return errorEnvelope('VALIDATION_FAILED', 'the invocation is not valid JSON');
     }
-    let parsed: ReturnType<typeof safeParseToolInvocation>;
-    try {
-      parsed = safeParseToolInvocation(raw);
-    } catch (err) {
-      // zod checks JSON values recursively: params nested deeper than the stack allows make the check throw (a
-      // RangeError) instead of failing, which would leave the call without any reply.
-      return errorEnvelope('VALIDATION_FAILED', `the invocation cannot be checked: ${String(err)}`);
-    }
+    const parsed = safeParseToolInvocation(raw); // refuses params nested too deep to check, never throws
     if (!parsed.success) {
       return errorEnvelope('VALIDATION_FAILED', `invalid invocation: ${describeIssues(parsed.error)}`);
     }
@@ -356,55 +351,7 @@ export class ToolHost {
       },
     );
   }
-
-  /**
-   * Answers with the output; when that cannot be sent (e.g. larger than the server's max payload), with a short error
-   * instead. The tool may have run by then, so that error never says "retry" unless the output itself did.
-   */
-  private reply(msg: ServiceMsg, output: ToolOutput): void {
-    try {
-      this.send(msg, output);
-      return;
-    } catch (err) {
-      this.logger.error('reply not sent; answering a short error instead', {
-        type: output.type,
-        error: String(err),
-      });
-    }
-    const fallback =
-      output.type === 'error'
-        ? {
-            ...errorEnvelope(output.error.code, REPLY_FAILED_NOTE + output.error.message.slice(0, 1_000)),
-            retryable: output.error.retryable,
-          }
-        : errorEnvelope('TOOL_OUTPUT_TOO_LARGE', `${REPLY_FAILED_NOTE}${output.result.length} characters`);
-    try {
-      this.send(msg, errorOutput(fallback, output.durationMs));
-    } catch (err) {
-      this.logger.error('no reply sent', { error: String(err) });
-    }
-  }
-
-  private send(msg: ServiceMsg, output: ToolOutput): void {
-    const body = JSON.stringify(output);
-    if (output.type === 'result') {
-      msg.respond(body);
-      return;
-    }
-    const { code, message } = output.error;
-    // Header values may not contain line breaks; the full message is in the body.
-    const description = `${code}: ${message}`.replace(/[\r\n]+/g, ' ').slice(0, 256);
-    try {
-      msg.respondError(ERROR_CODE_INFO[code].httpStatus, description, body);
-    } catch (err) {
-      this.logger.warn('error headers refused; replying without them', { code, error: String(err) });
-      msg.respond(body);
-    }
-  }
 }
-
-/** Starts the message of the short error sent when the full output could not be. */
-const REPLY_FAILED_NOTE = 'the full output could not be sent; ';
 
 /** The results bucket of the principal serving `serviceName` (a name that is no tool service keeps the shared one). */
 function resultsBucketOf(serviceName: string): string {
